@@ -1,0 +1,148 @@
+# cmc — top-level build.
+#
+#   make              build/cmc, build/libcmc.a, the preload, models, examples, tests
+#   make run          build, then open the workbench on the bundled demo
+#   make test         build and run the whole suite (last line: N passed, N failed)
+#   make SANITIZE=address,undefined test
+#                     the same under ASan+UBSan (all but the preload and targets)
+#   make bench        print the benchmarks' figures
+#   make install      PREFIX=/usr/local DESTDIR=
+#
+# Sources are found by wildcard: a new engine/foo.c joins libcmc.a, a new
+# tui/cmd-foo.c joins cmc, a new tests/unit/foo.c becomes a test binary.
+# Example targets and test helpers bring a build.mk fragment of their own.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= gcc
+OPT     ?= -O2
+SANITIZE ?=
+
+ifeq ($(SANITIZE),)
+B := build
+SANFLAGS :=
+else
+B := build-san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+BASEFLAGS := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -MMD -MP
+CFLAGS_ALL = $(BASEFLAGS) $(SANFLAGS) -Iengine -Istore -Iviz -Ipreload -Ishare/include $(PKG_CFLAGS)
+LDLIBS_ALL = $(PKG_LIBS) -ldl -lpthread -lm
+
+# Discovered configuration: share/deps.sh installs what is missing, then the
+# pkg-config answers are cached here.  Make rebuilds this file first and
+# restarts, so every rule below sees the flags.
+-include $(B)/config.mk
+$(B)/config.mk: share/deps.sh
+	@sh share/deps.sh
+	@mkdir -p $(B)
+	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags ncursesw sqlite3 libcgraph libgvc libxxhash)"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs ncursesw sqlite3 libcgraph libgvc libxxhash)"; } > $@
+
+ENGINE_SRC := $(wildcard engine/*.c)
+STORE_SRC  := $(wildcard store/*.c)
+VIZ_SRC    := $(wildcard viz/*.c)
+MODEL_SRC  := $(wildcard share/models/*.c)
+TUI_SRC    := $(wildcard tui/*.c)
+PRELOAD_SRC := $(wildcard preload/*.c)
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+
+LIBCMC   := $(B)/libcmc.a
+LIBSTORE := $(B)/libcmcstore.a
+LIBVIZ   := $(B)/libcmcviz.a
+LIBMODELS := $(B)/libcmcmodels.a
+CMC      := $(B)/cmc
+PRELOAD  := $(B)/libcmc-preload.so
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+MODEL_SO := $(patsubst share/models/%.c,$(B)/models/%.so,$(filter-out share/models/registry.c,$(MODEL_SRC)))
+
+# Fragments add to these.
+EXTRA_ALL :=
+
+.PHONY: all run test bench install clean fuzz check-deps
+all: $(CMC) $(LIBCMC) $(PRELOAD) $(UNIT_BIN) $(MODEL_SO) extra
+
+$(B)/obj/%.o: %.c $(B)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(LIBCMC): $(call obj,$(ENGINE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+$(LIBSTORE): $(call obj,$(STORE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+$(LIBVIZ): $(call obj,$(VIZ_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+$(LIBMODELS): $(call obj,$(MODEL_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+
+LIBS_ALL = $(LIBVIZ) $(LIBSTORE) $(LIBMODELS) $(LIBCMC)
+
+$(CMC): $(call obj,$(TUI_SRC)) $(LIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $(call obj,$(TUI_SRC)) $(LIBS_ALL) $(LDLIBS_ALL)
+
+$(B)/tests/%: tests/unit/%.c $(LIBS_ALL) $(B)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
+
+# Models as loadable shared objects too, to test the loader.
+$(B)/models/%.so: share/models/%.c engine/cmc_model.h $(B)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -Iengine -fPIC -shared -DCMC_MODEL_SO -o $@ $<
+
+# The preload is never sanitized: it is the allocator ASan would sit on.
+PRELOAD_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O2 $(WARN) -fPIC -fno-builtin-malloc \
+	-fno-stack-protector -ftls-model=initial-exec -fvisibility=hidden -Ipreload -Ishare/include
+$(PRELOAD): $(PRELOAD_SRC) $(wildcard preload/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -shared -o $@ $(PRELOAD_SRC) -ldl
+
+# Targets that run under cmc: plain flags, no sanitizer, no -Werror on
+# purpose-built buggy code is still wanted, so keep -Werror.
+TARGET_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 $(WARN) -Ishare/include
+
+include $(wildcard share/examples/*/build.mk tests/*/build.mk)
+
+extra: $(EXTRA_ALL)
+.PHONY: extra
+
+run: all
+	@if [ -t 1 ] && $(CMC) help tui >/dev/null 2>&1; then \
+		$(CMC) tui share/examples/list/list.scn; \
+	else \
+		$(CMC) check diehard; \
+	fi
+
+TEST_DEPS := spin:spin dc:dc tmux:tmux valgrind:valgrind sqlite3:sqlite3 bc:bc ed:ed xmllint:libxml2-utils
+test: all
+	@sh share/deps.sh --test $(TEST_DEPS)
+	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh
+
+bench: all
+	@for b in tests/bench/*.sh; do echo "== $$b"; B=$(B) sh $$b; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/cmc \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/cmc
+	install -m 755 $(CMC) $(DESTDIR)$(PREFIX)/bin/cmc
+	install -m 644 $(LIBCMC) $(DESTDIR)$(PREFIX)/lib/libcmc.a
+	install -m 755 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/libcmc-preload.so
+	install -m 644 engine/cmc.h engine/cmc_model.h $(wildcard share/include/*.h) \
+		$(DESTDIR)$(PREFIX)/include/cmc/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define CMC_VERSION "\(.*\)"/\1/p' engine/cmc.h)|g' \
+		share/cmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cmc.pc
+	install -m 644 share/man/cmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/cmc.1
+	cp -r share/models share/examples $(DESTDIR)$(PREFIX)/share/cmc/
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,307 @@
+/*
+ * cmc.h — the public contract of libcmc, the search engine.
+ *
+ * The engine explores a transition system it knows only through a frontend
+ * (struct eng_frontend): the frontend hands out initial states and, for a
+ * state, its successors, each with an action label, the successor's opaque
+ * state bytes and the fingerprint that identifies it.  Step-function models
+ * (cmc_model.h) and the process executor are two frontends; the search loop
+ * knows nothing else about where states come from.
+ *
+ * What the engine explores it reports to listeners (struct eng_listener):
+ * the store is one, the progress display another.  Nothing here knows about
+ * SQLite, ncurses or Graphviz.
+ *
+ * State ids are dense, assigned in discovery order from 0; the initial states
+ * come first.  Every state keeps its fingerprint and the id of the parent it
+ * was first reached from, so the shortest (BFS) trace to any state can be
+ * rebuilt by walking parents and re-deriving each step's label.
+ */
+#ifndef CMC_ENGINE_H
+#define CMC_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CMC_VERSION "0.1.0"
+
+/* ---- fingerprints ------------------------------------------------------ */
+
+/* An XXH3-128 fingerprint.  The all-zero value means "absent". */
+typedef struct eng_fp {
+	uint64_t hi, lo;
+} eng_fp;
+
+eng_fp eng_fp_of(const void *data, size_t len);
+eng_fp eng_fp_combine(eng_fp a, eng_fp b); /* identity of a pair (a, b) */
+static inline bool eng_fp_eq(eng_fp a, eng_fp b) { return a.hi == b.hi && a.lo == b.lo; }
+static inline bool eng_fp_zero(eng_fp a) { return (a.hi | a.lo) == 0; }
+/* 32 lowercase hex digits and a NUL into buf (33 bytes). */
+char *eng_fp_hex(eng_fp fp, char buf[33]);
+
+#define ENG_NO_STATE UINT32_MAX
+
+/* ---- observations (process mode; models leave them NULL) --------------- */
+
+enum {
+	ENG_OBS_CANON = 1u << 0,      /* a canonical record was received */
+	ENG_OBS_RAW_OVER = 1u << 1,   /* raw window exceeded its cap (reported) */
+	ENG_OBS_EXITED = 1u << 2,     /* target exited: exit_status is valid */
+	ENG_OBS_SIGNALED = 1u << 3,   /* target died on a signal: term_signal */
+	ENG_OBS_FAULT = 1u << 4,      /* fault (hang, flood, start-up failure): fault */
+	ENG_OBS_ALLOC = 1u << 5,      /* allocator status fields are valid */
+};
+
+/*
+ * What a frontend saw after an operation.  All pointers are owned by the
+ * frontend and valid only for the duration of the callback that carries them;
+ * a listener that keeps bytes copies them.  Every byte here came from the
+ * target and is untrusted: bounded by the frontend, escaped by whoever prints.
+ */
+typedef struct eng_obs {
+	eng_fp raw;                 /* raw heap/segment fingerprint (zero: none) */
+	eng_fp canon;               /* canonical record fingerprint (zero: none) */
+	const uint8_t *raw_bytes;   /* raw snapshot, capped; may be NULL */
+	size_t raw_len;
+	const uint8_t *canon_rec;   /* last complete canonical record; may be NULL */
+	size_t canon_len;
+	const uint8_t *reply;       /* bytes the target replied to this operation */
+	size_t reply_len;
+	unsigned flags;             /* ENG_OBS_* */
+	int exit_status;            /* valid with ENG_OBS_EXITED */
+	int term_signal;            /* valid with ENG_OBS_SIGNALED */
+	const char *fault;          /* human text for ENG_OBS_FAULT, else NULL */
+	uint32_t alloc_failed;      /* bitmask of failing allocator invariants */
+	uint32_t alloc_checked;     /* bitmask of allocator invariants evaluated */
+} eng_obs;
+
+/* ---- the frontend interface -------------------------------------------- */
+
+/*
+ * One successor (or initial state) handed from a frontend to the engine.
+ * `label` names the step in a trace ("FillBig", "INS 1"); it must identify
+ * the successor among its siblings so that a trace of labels replays.
+ * `state` is copied by the engine before the callback returns.
+ * `violation`, when non-NULL, is an assertion that failed inside the action
+ * (or a built-in process property such as a crash); `property` names it.
+ */
+typedef struct eng_succ {
+	const char *label;
+	const void *state;
+	size_t state_len;
+	eng_fp fp;                  /* the identity that deduplicates */
+	const eng_obs *obs;         /* NULL for models */
+	const char *property;       /* violated property name, or NULL */
+	const char *violation;      /* its message, or NULL */
+	bool terminal;              /* no successors by design (target exited) */
+} eng_succ;
+
+/* Returns false to ask the frontend to stop producing successors. */
+typedef bool (*eng_succ_fn)(void *ctx, const eng_succ *s);
+/* A frontend's invariant check reports each violated property here. */
+typedef void (*eng_bad_fn)(void *ctx, const char *property, const char *message);
+
+typedef struct eng_frontend eng_frontend;
+struct eng_frontend_ops {
+	const char *kind;          /* "model", "process" */
+	/* Emit every initial state.  Returns 0, or -1 on a frontend error
+	 * (message available through last_error). */
+	int (*initial)(eng_frontend *fe, eng_succ_fn fn, void *ctx);
+	/* Emit every successor of `state`.  Returns 0 or -1 as above. */
+	int (*next)(eng_frontend *fe, const void *state, size_t len, eng_succ_fn fn, void *ctx);
+	/* Emit the successors of one action only (stepping by hand); NULL means
+	 * the engine filters next() by label. */
+	int (*apply)(eng_frontend *fe, const void *state, size_t len, const char *label,
+		     eng_succ_fn fn, void *ctx);
+	/* Check the state invariants of a newly found state; may be NULL. */
+	void (*check)(eng_frontend *fe, const void *state, size_t len, const eng_obs *obs,
+		      eng_bad_fn bad, void *ctx);
+	/* Labels of the actions this frontend can take (for menus); may be NULL. */
+	unsigned (*n_actions)(eng_frontend *fe);
+	const char *(*action_name)(eng_frontend *fe, unsigned i);
+	/* Print a state for humans (one line or a few); may be NULL. */
+	void (*print)(eng_frontend *fe, const void *state, size_t len, FILE *out);
+	/* Text of the last error, or NULL. */
+	const char *(*last_error)(eng_frontend *fe);
+	void (*destroy)(eng_frontend *fe);
+};
+
+/* Frontends embed this as their first member. */
+struct eng_frontend {
+	const struct eng_frontend_ops *ops;
+	bool deadlock_ok;          /* states without successors are fine */
+	const char *name;          /* model or scenario name, for reports */
+};
+
+/* ---- traces ------------------------------------------------------------- */
+
+/* A sequence of action labels from an initial state.  Owns its strings. */
+typedef struct eng_trace {
+	size_t len;
+	char **labels;
+	eng_fp *fps;               /* fingerprint after each step (len entries) */
+	eng_fp init_fp;            /* fingerprint of the initial state */
+} eng_trace;
+
+void eng_trace_free(eng_trace *t);
+
+/* ---- search ----------------------------------------------------------- */
+
+typedef enum { ENG_BFS, ENG_DFS } eng_order;
+
+typedef struct eng_opts {
+	eng_order order;
+	uint32_t max_depth;        /* 0: unbounded; depth counts levels, init = 1 */
+	uint64_t max_states;       /* 0: unbounded (distinct states) */
+	bool keep_going;           /* report every violation, do not stop at first */
+	bool check_deadlock;       /* deadlock is a violation unless fe->deadlock_ok */
+	size_t mem_limit;          /* bytes for the visited set; 0: no limit */
+	double progress_interval;  /* seconds between progress ticks; 0: 0.25 */
+} eng_opts;
+
+void eng_opts_default(eng_opts *o);
+
+/* Final and running counts, counted as TLC counts them (see engine/stats.c). */
+typedef struct eng_stats {
+	uint64_t distinct;         /* distinct states, initial ones included */
+	uint64_t generated;        /* initial states + every successor produced */
+	uint64_t transitions;      /* successors produced (generated - initial) */
+	uint32_t depth;            /* BFS levels, initial states = level 1 */
+	uint64_t frontier;         /* states waiting to be expanded */
+	uint64_t frontier_max;
+	uint64_t violations;
+	uint64_t raw_distinct;     /* distinct raw fingerprints (process mode) */
+	uint64_t canon_distinct;   /* distinct canonical fingerprints */
+	double elapsed_s;
+	double states_per_s;       /* distinct / elapsed */
+	double transitions_per_s;
+	size_t set_bytes;          /* memory held by the visited set */
+	double collision_p;        /* expected fingerprint collision probability */
+	bool complete;             /* explored everything within the bounds */
+	bool bounded;              /* a depth or state bound cut the search */
+	bool stopped;              /* stopped by eng_search_stop() */
+	bool out_of_memory;        /* visited set could not grow */
+} eng_stats;
+
+typedef struct eng_violation {
+	const char *property;      /* "invariant:TypeOK", "deadlock", "assert", ... */
+	const char *message;
+	uint32_t state;            /* state id where it holds (ENG_NO_STATE: none) */
+	const eng_trace *trace;    /* shortest trace known to reach it; NULL when
+				    * the frontend could not reproduce it */
+} eng_violation;
+
+typedef struct eng_state_info {
+	uint32_t id;
+	uint32_t parent;           /* ENG_NO_STATE for initial states */
+	const char *label;         /* action from parent (NULL for initial) */
+	uint32_t depth;            /* 1 for initial states */
+	eng_fp fp;
+	const void *state;
+	size_t state_len;
+	const eng_obs *obs;        /* may be NULL */
+	bool bad;                  /* a property fails here */
+} eng_state_info;
+
+/*
+ * Listeners: every callback may be NULL.  They run on the search thread;
+ * they must not call back into the search except eng_search_stop().
+ */
+typedef struct eng_listener {
+	void (*on_state)(void *ctx, const eng_state_info *s);
+	void (*on_transition)(void *ctx, uint32_t from, uint32_t to, const char *label,
+			      const eng_obs *obs, bool new_state);
+	void (*on_violation)(void *ctx, const eng_violation *v);
+	void (*on_progress)(void *ctx, const eng_stats *st);
+	void (*on_done)(void *ctx, const eng_stats *st);
+	void *ctx;
+} eng_listener;
+
+typedef struct eng_search eng_search;
+
+/* The search does not own the frontend. */
+eng_search *eng_search_new(eng_frontend *fe, const eng_opts *o);
+void eng_search_free(eng_search *s);
+void eng_search_listen(eng_search *s, const eng_listener *l);
+
+/*
+ * Run until the frontier is empty, a bound or violation stops it, or
+ * eng_search_stop() is called.  Returns 0 when done without error, -1 on a
+ * frontend error or out of memory (eng_search_error() says which).
+ * Calling it again continues from where it stopped.
+ */
+int eng_search_run(eng_search *s);
+void eng_search_stop(eng_search *s);   /* async-signal-safe */
+const char *eng_search_error(const eng_search *s);
+const eng_stats *eng_search_stats(eng_search *s);
+
+/* Seed the search with the initial states (done by run() if not yet). */
+int eng_search_init(eng_search *s);
+/* Step by hand: expand one state now (its successors join the graph and,
+ * when new, the frontier).  Returns the number of successors or -1. */
+int eng_search_expand(eng_search *s, uint32_t id);
+/* Apply one action to a state; *out gets the successor's id. */
+int eng_search_apply(eng_search *s, uint32_t id, const char *label, uint32_t *out);
+/* Make the next run() start its frontier from this state alone. */
+int eng_search_focus(eng_search *s, uint32_t id);
+
+/* The frontend the search runs on. */
+eng_frontend *eng_search_frontend(eng_search *s);
+
+/* Per-state read access. */
+uint64_t eng_search_count(const eng_search *s);
+eng_fp eng_search_fp(const eng_search *s, uint32_t id);
+uint32_t eng_search_parent(const eng_search *s, uint32_t id);
+uint32_t eng_search_lookup(const eng_search *s, eng_fp fp); /* ENG_NO_STATE */
+/* Rebuild the shortest known trace to a state (caller frees). */
+eng_trace *eng_search_trace(eng_search *s, uint32_t id);
+/* Rebuild the state bytes of a state by replaying its trace (caller frees). */
+void *eng_search_state(eng_search *s, uint32_t id, size_t *len);
+
+/* ---- step-function models (cmc_model.h) ------------------------------ */
+
+struct cmc_model;
+/* A frontend over a model; the model must outlive it.  Destroy with
+ * fe->ops->destroy(fe). */
+eng_frontend *eng_model_frontend(const struct cmc_model *m);
+/* dlopen a shared object defining cmc_model_entry(); NULL with err filled
+ * when it cannot be loaded or its metadata is not sane. */
+const struct cmc_model *eng_model_load(const char *path, char *err, size_t errlen);
+/* Check a model's metadata (built-in or loaded); 0 or -1 with err. */
+int eng_model_validate(const struct cmc_model *m, char *err, size_t errlen);
+
+/* ---- simulation and replay -------------------------------------------- */
+
+typedef struct eng_sim_opts {
+	uint64_t walks;
+	uint32_t depth;            /* steps per walk */
+	uint64_t seed;
+	bool keep_going;
+} eng_sim_opts;
+
+/* Random walks: the same seed gives the same walks.  Violations go to the
+ * listeners with their walk as trace; stats count steps as transitions.
+ * Returns 0, or -1 on a frontend error. */
+int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls,
+		 size_t nls, eng_stats *out);
+
+/*
+ * Replay a trace of labels from the initial state (the one whose fingerprint
+ * is trace->init_fp when set, else the first).  For each step, the reached
+ * fingerprint is compared with trace->fps[i] when that is non-zero.
+ * Returns the number of steps replayed; *diverged gets the first step that
+ * could not be taken or did not match (or SIZE_MAX when all matched) and,
+ * when reached is non-NULL, the fingerprints actually reached.
+ */
+typedef void (*eng_replay_fn)(void *ctx, size_t step, const char *label, const eng_succ *s,
+			      bool matched);
+long eng_replay(eng_frontend *fe, const eng_trace *t, eng_replay_fn fn, void *ctx,
+		size_t *diverged, char *why, size_t whylen);
+
+/* Expected probability that two distinct states shared a fingerprint, as TLC
+ * estimates it ("optimistic"): distinct * (generated - distinct) / 2^128. */
+double eng_collision_p(uint64_t distinct, uint64_t generated);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * fpset.c — the visited set.
+ *
+ * Three parts.  Records hold, per id, the full 128-bit fingerprint (16
+ * bytes), in fixed-size chunks so growth never copies them.  Parent ids go,
+ * as TLC's do, to an unlinked temporary file: appended in id order through a
+ * small buffer and read back (pread) only to rebuild a trace, so they cost
+ * no memory; where no file can be made they stay in memory instead.
+ * The index is an open-addressing table of 32-bit slots over those ids,
+ * linear probing, sized by "fast range" (h * cap >> 32) so its capacity need
+ * not be a power of two and can grow by 1.5x: its load stays in [0.6, 0.9],
+ * costing 4.4-6.7 bytes per state on top of the records.
+ *
+ * A slot packs a 5-bit tag (fingerprint bits not used for the position) with
+ * id + 1; 0 is empty.  The tag lets a probe skip most non-matching slots
+ * without touching the records, which is what keeps a 0.9 load cheap.  The
+ * price is the id space: 27 bits, about 134 million states, reported as the
+ * set being full when exceeded.
+ *
+ * Invariants: every id < count has exactly one slot whose id part is id + 1;
+ * count <= 0.9 * cap after every put; records never move; parents of ids
+ * below pbuf_start are in the file, the rest in pbuf.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fpset.h"
+
+#define CHUNK_BITS 16
+#define CHUNK (1u << CHUNK_BITS)
+#define ID_BITS 27
+#define ID_MASK ((1u << ID_BITS) - 1)
+#define MAX_LOAD 0.9
+
+#define PBUF 16384
+
+struct chunk {
+	eng_fp fp[CHUNK];
+	uint32_t *parent; /* only when parents live in memory */
+};
+
+struct fpset {
+	struct chunk **chunks;
+	size_t nchunks, chunks_cap;
+	uint32_t *slot;
+	uint64_t cap;      /* slots in the index */
+	uint64_t count;    /* ids handed out */
+	uint64_t grow_at;  /* count at which the index grows */
+	size_t mem_limit;  /* 0: none */
+	size_t bytes;
+	int pfd;           /* parent file, or -1: parents in the chunks */
+	uint64_t pbuf_start;
+	uint32_t pbuf[PBUF];
+};
+
+static int open_parent_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	if (!dir || !*dir)
+		dir = "/tmp";
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/cmc-parents.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static bool flush_parents(fpset *s)
+{
+	size_t n = (size_t)(s->count - s->pbuf_start) * sizeof(uint32_t);
+	off_t off = (off_t)(s->pbuf_start * sizeof(uint32_t));
+	const char *p = (const char *)s->pbuf;
+	while (n) {
+		ssize_t k = pwrite(s->pfd, p, n, off);
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+		off += k;
+	}
+	s->pbuf_start = s->count;
+	return true;
+}
+
+static uint64_t pos_of(eng_fp fp, uint64_t cap)
+{
+	return (uint64_t)(((unsigned __int128)fp.lo * cap) >> 64);
+}
+
+static uint32_t tag_of(eng_fp fp)
+{
+	return (uint32_t)(fp.hi >> (64 - (32 - ID_BITS))) << ID_BITS;
+}
+
+static size_t index_bytes(uint64_t cap) { return (size_t)cap * sizeof(uint32_t); }
+
+fpset *fpset_new(size_t mem_limit)
+{
+	fpset *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->mem_limit = mem_limit;
+	s->cap = 1024;
+	s->slot = calloc(s->cap, sizeof *s->slot);
+	if (!s->slot) {
+		free(s);
+		return NULL;
+	}
+	s->grow_at = (uint64_t)(s->cap * MAX_LOAD);
+	s->bytes = index_bytes(s->cap) + sizeof *s;
+	s->pfd = getenv("CMC_PARENTS_IN_MEMORY") ? -1 : open_parent_file();
+	return s;
+}
+
+void fpset_free(fpset *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nchunks; i++) {
+		free(s->chunks[i]->parent);
+		free(s->chunks[i]);
+	}
+	free(s->chunks);
+	free(s->slot);
+	if (s->pfd >= 0)
+		close(s->pfd);
+	free(s);
+}
+
+static bool over_limit(const fpset *s, size_t more)
+{
+	return s->mem_limit && s->bytes + more > s->mem_limit;
+}
+
+static bool grow_index(fpset *s)
+{
+	uint64_t ncap = s->cap + s->cap / 2;
+	if (over_limit(s, index_bytes(ncap)))
+		return false;
+	uint32_t *ns = calloc(ncap, sizeof *ns);
+	if (!ns)
+		return false;
+	for (uint64_t id = 0; id < s->count; id++) {
+		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+		uint64_t p = pos_of(fp, ncap);
+		while (ns[p])
+			if (++p == ncap)
+				p = 0;
+		ns[p] = tag_of(fp) | (uint32_t)(id + 1);
+	}
+	free(s->slot);
+	s->bytes += index_bytes(ncap) - index_bytes(s->cap);
+	s->slot = ns;
+	s->cap = ncap;
+	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
+	return true;
+}
+
+static bool add_chunk(fpset *s)
+{
+	size_t need = sizeof(struct chunk) + (s->pfd < 0 ? CHUNK * sizeof(uint32_t) : 0);
+	if (over_limit(s, need))
+		return false;
+	if (s->nchunks == s->chunks_cap) {
+		size_t ncap = s->chunks_cap ? 2 * s->chunks_cap : 16;
+		struct chunk **nc = realloc(s->chunks, ncap * sizeof *nc);
+		if (!nc)
+			return false;
+		s->chunks = nc;
+		s->chunks_cap = ncap;
+	}
+	struct chunk *c = malloc(sizeof *c);
+	if (!c)
+		return false;
+	c->parent = NULL;
+	if (s->pfd < 0 && !(c->parent = malloc(CHUNK * sizeof(uint32_t)))) {
+		free(c);
+		return false;
+	}
+	s->chunks[s->nchunks++] = c;
+	s->bytes += need;
+	return true;
+}
+
+/* Position of fp's slot if present (*found) or of the empty slot to fill. */
+static uint64_t probe(const fpset *s, eng_fp fp, bool *found)
+{
+	uint32_t tag = tag_of(fp);
+	uint64_t p = pos_of(fp, s->cap);
+	for (;;) {
+		uint32_t v = s->slot[p];
+		if (!v) {
+			*found = false;
+			return p;
+		}
+		if ((v & ~ID_MASK) == tag) {
+			uint32_t id = (v & ID_MASK) - 1;
+			if (eng_fp_eq(s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)], fp)) {
+				*found = true;
+				return p;
+			}
+		}
+		if (++p == s->cap)
+			p = 0;
+	}
+}
+
+uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
+{
+	bool found;
+	uint64_t p = probe(s, fp, &found);
+	if (found) {
+		*fresh = false;
+		return (s->slot[p] & ID_MASK) - 1;
+	}
+	*fresh = true;
+	if (s->count >= FPSET_MAX_STATES)
+		return ENG_NO_STATE;
+	if ((s->count & (CHUNK - 1)) == 0 && (s->count >> CHUNK_BITS) >= s->nchunks && !add_chunk(s))
+		return ENG_NO_STATE;
+	if (s->count + 1 > s->grow_at) {
+		if (!grow_index(s))
+			return ENG_NO_STATE;
+		p = probe(s, fp, &found);
+	}
+	if (s->pfd >= 0 && s->count - s->pbuf_start == PBUF && !flush_parents(s)) {
+		close(s->pfd); /* disk full or gone: nothing is lost yet, but stop */
+		s->pfd = -1;
+		return ENG_NO_STATE;
+	}
+	uint32_t id = (uint32_t)s->count++;
+	struct chunk *c = s->chunks[id >> CHUNK_BITS];
+	c->fp[id & (CHUNK - 1)] = fp;
+	if (s->pfd >= 0)
+		s->pbuf[id - s->pbuf_start] = parent;
+	else
+		c->parent[id & (CHUNK - 1)] = parent;
+	s->slot[p] = tag_of(fp) | (id + 1);
+	return id;
+}
+
+uint32_t fpset_get(const fpset *s, eng_fp fp)
+{
+	bool found;
+	uint64_t p = probe(s, fp, &found);
+	return found ? (s->slot[p] & ID_MASK) - 1 : ENG_NO_STATE;
+}
+
+eng_fp fpset_fp(const fpset *s, uint32_t id)
+{
+	if (id >= s->count)
+		return (eng_fp){0, 0};
+	return s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+}
+
+uint32_t fpset_parent(const fpset *s, uint32_t id)
+{
+	if (id >= s->count)
+		return ENG_NO_STATE;
+	if (s->pfd < 0)
+		return s->chunks[id >> CHUNK_BITS]->parent[id & (CHUNK - 1)];
+	if (id >= s->pbuf_start)
+		return s->pbuf[id - s->pbuf_start];
+	uint32_t p;
+	if (pread(s->pfd, &p, sizeof p, (off_t)id * (off_t)sizeof p) != (ssize_t)sizeof p)
+		return ENG_NO_STATE;
+	return p;
+}
+
+uint64_t fpset_count(const fpset *s) { return s->count; }
+size_t fpset_bytes(const fpset *s) { return s->bytes; }

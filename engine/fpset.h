@@ -1,0 +1,29 @@
+/*
+ * fpset.h — the visited set: every distinct state's fingerprint and the
+ * parent it was first reached from, by dense id.  Private to the engine.
+ */
+#ifndef CMC_FPSET_H
+#define CMC_FPSET_H
+
+#include "cmc.h"
+
+typedef struct fpset fpset;
+
+/* Largest number of states the set can hold (ids are 27 bits; see fpset.c). */
+#define FPSET_MAX_STATES ((1u << 27) - 2)
+
+fpset *fpset_new(size_t mem_limit);
+void fpset_free(fpset *s);
+/*
+ * Find fp, or add it with the given parent.  Returns its id and sets *fresh;
+ * returns ENG_NO_STATE when the set is full or may not grow (memory limit,
+ * id space, allocation failure): the caller reports out-of-memory.
+ */
+uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh);
+uint32_t fpset_get(const fpset *s, eng_fp fp);
+eng_fp fpset_fp(const fpset *s, uint32_t id);
+uint32_t fpset_parent(const fpset *s, uint32_t id);
+uint64_t fpset_count(const fpset *s);
+size_t fpset_bytes(const fpset *s);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * proc.h — process mode as an engine frontend: a scenario file names a target
+ * program, its transport and operations; the executor runs it under the
+ * preload and turns each operation into an observation.
+ */
+#ifndef CMC_PROC_H
+#define CMC_PROC_H
+
+#include "cmc.h"
+
+/*
+ * Parse the scenario at `path` and build its frontend.  The scenario's bounds
+ * (depth, states) are written into *opts (which the caller has defaulted and
+ * may override afterwards).  On a bad scenario returns NULL with
+ * "file:line: what was expected" in err; the caller exits 2.
+ */
+eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errlen);
+
+/*
+ * Override a scenario setting from the command line (key as in the scenario
+ * file: "hash", "merge", "timeout", ...).  Returns 0, or -1 with err filled.
+ */
+int proc_override(eng_frontend *fe, const char *key, const char *value, char *err,
+		  size_t errlen);
+
+#endif

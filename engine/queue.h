@@ -1,0 +1,28 @@
+/*
+ * queue.h — the frontier: states waiting to be expanded, with their bytes.
+ * FIFO for breadth-first search, LIFO for depth-first.  Private to engine.
+ */
+#ifndef CMC_QUEUE_H
+#define CMC_QUEUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct eng_queue eng_queue;
+
+typedef struct eng_qentry {
+	uint32_t id;
+	uint32_t depth;
+	size_t len;
+	const void *state; /* valid until the next queue operation */
+} eng_qentry;
+
+eng_queue *eng_queue_new(bool lifo);
+void eng_queue_free(eng_queue *q);
+void eng_queue_push(eng_queue *q, uint32_t id, uint32_t depth, const void *state, size_t len);
+bool eng_queue_pop(eng_queue *q, eng_qentry *out);
+uint64_t eng_queue_len(const eng_queue *q);
+void eng_queue_clear(eng_queue *q);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * search.c — the search loop: breadth- or depth-first exploration over a
+ * frontend, with bounds, properties, listeners and stepping by hand.
+ *
+ * Counting follows TLC so numbers compare one to one: distinct counts every
+ * state put in the visited set (initial ones included); generated counts the
+ * initial states plus every successor a frontend yields, duplicates and
+ * self-loops included; depth is the highest BFS level reached, the initial
+ * states being level 1.
+ *
+ * Violations found while a frontend is producing successors are queued and
+ * reported after it returns: rebuilding their traces calls the frontend
+ * again, which must not happen from inside its own callback.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmc.h"
+#include "fpset.h"
+#include "queue.h"
+#include "util.h"
+
+#define MAX_LISTENERS 8
+
+struct pending {
+	uint32_t state;   /* where it holds; ENG_NO_STATE when no state exists */
+	uint32_t parent;  /* for an action failure: the state the action ran in */
+	char *label;      /* for an action failure: the action */
+	char *property;
+	char *message;
+};
+
+struct eng_search {
+	eng_frontend *fe;
+	eng_opts o;
+	fpset *set;
+	fpset *raw_set, *canon_set; /* distinct observation fingerprints */
+	eng_queue *q;
+	eng_listener ls[MAX_LISTENERS];
+	size_t nls;
+	eng_stats st;
+	volatile sig_atomic_t stop;
+	bool inited, failed;
+	char err[512];
+	double t0, next_tick, elapsed_before;
+
+	/* the expansion in progress */
+	uint32_t cur_id, cur_depth;
+	unsigned cur_succ;
+	uint32_t last_id;       /* id of the last successor seen (for apply) */
+	const char *want_label; /* apply without frontend support: filter */
+
+	struct pending *pend;
+	size_t npend, pend_cap;
+};
+
+void eng_opts_default(eng_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->order = ENG_BFS;
+	o->check_deadlock = true;
+	o->progress_interval = 0.25;
+}
+
+eng_search *eng_search_new(eng_frontend *fe, const eng_opts *o)
+{
+	eng_search *s = eng_xcalloc(1, sizeof *s);
+	s->fe = fe;
+	if (o)
+		s->o = *o;
+	else
+		eng_opts_default(&s->o);
+	if (s->o.progress_interval <= 0)
+		s->o.progress_interval = 0.25;
+	s->set = fpset_new(s->o.mem_limit);
+	if (!s->set)
+		eng_die("out of memory creating the visited set");
+	s->q = eng_queue_new(s->o.order == ENG_DFS);
+	return s;
+}
+
+void eng_search_free(eng_search *s)
+{
+	if (!s)
+		return;
+	fpset_free(s->set);
+	fpset_free(s->raw_set);
+	fpset_free(s->canon_set);
+	eng_queue_free(s->q);
+	for (size_t i = 0; i < s->npend; i++) {
+		free(s->pend[i].label);
+		free(s->pend[i].property);
+		free(s->pend[i].message);
+	}
+	free(s->pend);
+	free(s);
+}
+
+void eng_search_listen(eng_search *s, const eng_listener *l)
+{
+	if (s->nls < MAX_LISTENERS)
+		s->ls[s->nls++] = *l;
+}
+
+void eng_search_stop(eng_search *s) { s->stop = 1; }
+const char *eng_search_error(const eng_search *s) { return s->err[0] ? s->err : NULL; }
+uint64_t eng_search_count(const eng_search *s) { return fpset_count(s->set); }
+eng_fp eng_search_fp(const eng_search *s, uint32_t id) { return fpset_fp(s->set, id); }
+uint32_t eng_search_parent(const eng_search *s, uint32_t id) { return fpset_parent(s->set, id); }
+uint32_t eng_search_lookup(const eng_search *s, eng_fp fp) { return fpset_get(s->set, fp); }
+
+static void fail(eng_search *s, const char *what)
+{
+	if (!s->failed) {
+		const char *fe_err = s->fe->ops->last_error ? s->fe->ops->last_error(s->fe) : NULL;
+		snprintf(s->err, sizeof s->err, "%s%s%s", what, fe_err ? ": " : "", fe_err ? fe_err : "");
+	}
+	s->failed = true;
+	s->stop = 1;
+}
+
+static void update_stats(eng_search *s)
+{
+	eng_stats *st = &s->st;
+	st->distinct = fpset_count(s->set);
+	st->frontier = eng_queue_len(s->q);
+	if (st->frontier > st->frontier_max)
+		st->frontier_max = st->frontier;
+	st->elapsed_s = s->elapsed_before + (s->t0 ? eng_now() - s->t0 : 0);
+	st->states_per_s = st->elapsed_s > 0 ? (double)st->distinct / st->elapsed_s : 0;
+	st->transitions_per_s = st->elapsed_s > 0 ? (double)st->transitions / st->elapsed_s : 0;
+	st->set_bytes = fpset_bytes(s->set);
+	st->collision_p = eng_collision_p(st->distinct, st->generated);
+	if (s->raw_set)
+		st->raw_distinct = fpset_count(s->raw_set);
+	if (s->canon_set)
+		st->canon_distinct = fpset_count(s->canon_set);
+}
+
+const eng_stats *eng_search_stats(eng_search *s)
+{
+	update_stats(s);
+	return &s->st;
+}
+
+static void tick(eng_search *s)
+{
+	double now = eng_now();
+	if (now < s->next_tick)
+		return;
+	s->next_tick = now + s->o.progress_interval;
+	update_stats(s);
+	for (size_t i = 0; i < s->nls; i++)
+		if (s->ls[i].on_progress)
+			s->ls[i].on_progress(s->ls[i].ctx, &s->st);
+}
+
+static void add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
+			const char *property, const char *message)
+{
+	if (s->npend == s->pend_cap) {
+		s->pend_cap = s->pend_cap ? 2 * s->pend_cap : 8;
+		s->pend = eng_xrealloc(s->pend, s->pend_cap * sizeof *s->pend);
+	}
+	struct pending *p = &s->pend[s->npend++];
+	p->state = state;
+	p->parent = parent;
+	p->label = label ? eng_xstrdup(label) : NULL;
+	p->property = eng_xstrdup(property ? property : "assert");
+	p->message = eng_xstrdup(message ? message : "");
+}
+
+/* Report queued violations, each with its rebuilt trace. */
+static void flush_pending(eng_search *s)
+{
+	for (size_t i = 0; i < s->npend; i++) {
+		struct pending *p = &s->pend[i];
+		eng_trace *t = NULL;
+		if (p->state != ENG_NO_STATE) {
+			t = eng_search_trace(s, p->state);
+		} else if (p->parent != ENG_NO_STATE) {
+			t = eng_search_trace(s, p->parent);
+		} else {
+			t = eng_xcalloc(1, sizeof *t);
+		}
+		if (t && p->label) { /* the failing action itself is the last step */
+			t->labels = eng_xrealloc(t->labels, (t->len + 1) * sizeof *t->labels);
+			t->fps = eng_xrealloc(t->fps, (t->len + 1) * sizeof *t->fps);
+			t->labels[t->len] = eng_xstrdup(p->label);
+			t->fps[t->len] = (eng_fp){0, 0};
+			t->len++;
+		}
+		eng_violation v = {p->property, p->message,
+				   p->state != ENG_NO_STATE ? p->state : p->parent, t};
+		s->st.violations++;
+		for (size_t k = 0; k < s->nls; k++)
+			if (s->ls[k].on_violation)
+				s->ls[k].on_violation(s->ls[k].ctx, &v);
+		eng_trace_free(t);
+		free(p->label);
+		free(p->property);
+		free(p->message);
+	}
+	if (s->npend && !s->o.keep_going)
+		s->stop = 1;
+	s->npend = 0;
+}
+
+struct check_ctx {
+	eng_search *s;
+	uint32_t id;
+	bool bad;
+};
+
+static void on_bad(void *ctx, const char *property, const char *message)
+{
+	struct check_ctx *c = ctx;
+	c->bad = true;
+	add_pending(c->s, c->id, ENG_NO_STATE, NULL, property, message);
+}
+
+static void count_obs(eng_search *s, const eng_obs *obs)
+{
+	bool fresh;
+	if (!obs)
+		return;
+	if (!eng_fp_zero(obs->raw)) {
+		if (!s->raw_set)
+			s->raw_set = fpset_new(0);
+		if (s->raw_set)
+			fpset_put(s->raw_set, obs->raw, ENG_NO_STATE, &fresh);
+	}
+	if (!eng_fp_zero(obs->canon)) {
+		if (!s->canon_set)
+			s->canon_set = fpset_new(0);
+		if (s->canon_set)
+			fpset_put(s->canon_set, obs->canon, ENG_NO_STATE, &fresh);
+	}
+}
+
+/*
+ * Take one state from a frontend: dedup, number, check, queue, tell the
+ * listeners.  `from` is ENG_NO_STATE for initial states.
+ */
+static bool admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth)
+{
+	s->st.generated++;
+	if (from != ENG_NO_STATE)
+		s->st.transitions++;
+	s->cur_succ++;
+
+	if (!x->state) { /* an action failed and produced no state */
+		if (x->violation || x->property)
+			add_pending(s, ENG_NO_STATE, from, x->label, x->property, x->violation);
+		return !s->stop;
+	}
+
+	bool fresh = false;
+	uint32_t id;
+	if (s->o.max_states && fpset_count(s->set) >= s->o.max_states) {
+		id = fpset_get(s->set, x->fp);
+		if (id == ENG_NO_STATE) {
+			s->st.bounded = true;
+			return true; /* counted as generated, not admitted */
+		}
+	} else {
+		id = fpset_put(s->set, x->fp, from, &fresh);
+		if (id == ENG_NO_STATE) {
+			s->st.out_of_memory = true;
+			update_stats(s);
+			snprintf(s->err, sizeof s->err,
+				 "out of memory for the visited set after %llu distinct states, "
+				 "%llu generated (%zu bytes held)",
+				 (unsigned long long)s->st.distinct, (unsigned long long)s->st.generated,
+				 fpset_bytes(s->set));
+			s->failed = true;
+			s->stop = 1;
+			return false;
+		}
+	}
+	s->last_id = id;
+
+	if (fresh) {
+		if (depth > s->st.depth)
+			s->st.depth = depth;
+		count_obs(s, x->obs);
+		struct check_ctx c = {s, id, false};
+		if (x->violation || x->property)
+			on_bad(&c, x->property, x->violation);
+		if (s->fe->ops->check)
+			s->fe->ops->check(s->fe, x->state, x->state_len, x->obs, on_bad, &c);
+		eng_state_info info = {id,	  from,		 x->label, depth, x->fp,
+				       x->state, x->state_len, x->obs,   c.bad};
+		for (size_t i = 0; i < s->nls; i++)
+			if (s->ls[i].on_state)
+				s->ls[i].on_state(s->ls[i].ctx, &info);
+		bool expand = !x->terminal;
+		if (s->o.max_depth && depth >= s->o.max_depth) {
+			expand = false;
+			s->st.bounded = true;
+		}
+		if (expand)
+			eng_queue_push(s->q, id, depth, x->state, x->state_len);
+	}
+	if (from != ENG_NO_STATE)
+		for (size_t i = 0; i < s->nls; i++)
+			if (s->ls[i].on_transition)
+				s->ls[i].on_transition(s->ls[i].ctx, from, id, x->label, x->obs, fresh);
+	return true;
+}
+
+static bool init_cb(void *ctx, const eng_succ *x)
+{
+	eng_search *s = ctx;
+	return admit(s, x, ENG_NO_STATE, 1);
+}
+
+static bool succ_cb(void *ctx, const eng_succ *x)
+{
+	eng_search *s = ctx;
+	if (s->want_label && (!x->label || strcmp(x->label, s->want_label) != 0))
+		return true;
+	return admit(s, x, s->cur_id, s->cur_depth + 1);
+}
+
+int eng_search_init(eng_search *s)
+{
+	if (s->inited)
+		return s->failed ? -1 : 0;
+	s->inited = true;
+	if (!s->t0)
+		s->t0 = eng_now();
+	if (s->fe->ops->initial(s->fe, init_cb, s) < 0)
+		fail(s, "cannot produce the initial states");
+	flush_pending(s);
+	update_stats(s);
+	return s->failed ? -1 : 0;
+}
+
+/* Expand one state whose bytes are known. */
+static int expand(eng_search *s, uint32_t id, uint32_t depth, const void *state, size_t len)
+{
+	s->cur_id = id;
+	s->cur_depth = depth;
+	s->cur_succ = 0;
+	if (s->fe->ops->next(s->fe, state, len, succ_cb, s) < 0) {
+		fail(s, "cannot expand a state");
+		return -1;
+	}
+	if (s->cur_succ == 0 && s->o.check_deadlock && !s->fe->deadlock_ok)
+		add_pending(s, id, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
+	flush_pending(s);
+	return (int)s->cur_succ;
+}
+
+int eng_search_run(eng_search *s)
+{
+	s->stop = 0;
+	s->t0 = eng_now();
+	s->next_tick = s->t0 + s->o.progress_interval;
+	if (eng_search_init(s) < 0)
+		goto out;
+	eng_qentry e;
+	while (!s->stop && eng_queue_pop(s->q, &e)) {
+		expand(s, e.id, e.depth, e.state, e.len);
+		tick(s);
+	}
+out:
+	s->st.stopped = s->stop && !s->failed && !s->st.violations;
+	s->elapsed_before += eng_now() - s->t0;
+	s->t0 = 0;
+	update_stats(s);
+	s->st.complete = !s->failed && eng_queue_len(s->q) == 0 && !s->st.bounded &&
+			 (s->o.keep_going || s->st.violations == 0);
+	if (s->st.violations && !s->o.keep_going)
+		s->st.complete = false;
+	for (size_t i = 0; i < s->nls; i++)
+		if (s->ls[i].on_done)
+			s->ls[i].on_done(s->ls[i].ctx, &s->st);
+	return s->failed ? -1 : 0;
+}
+
+static uint32_t depth_of(const eng_search *s, uint32_t id)
+{
+	uint32_t d = 1;
+	for (uint32_t p = fpset_parent(s->set, id); p != ENG_NO_STATE; p = fpset_parent(s->set, p))
+		d++;
+	return d;
+}
+
+int eng_search_expand(eng_search *s, uint32_t id)
+{
+	if (eng_search_init(s) < 0 || id >= fpset_count(s->set))
+		return -1;
+	size_t len;
+	void *st = eng_search_state(s, id, &len);
+	if (!st)
+		return -1;
+	s->stop = 0;
+	int n = expand(s, id, depth_of(s, id), st, len);
+	free(st);
+	update_stats(s);
+	return n;
+}
+
+int eng_search_apply(eng_search *s, uint32_t id, const char *label, uint32_t *out)
+{
+	if (eng_search_init(s) < 0 || id >= fpset_count(s->set))
+		return -1;
+	size_t len;
+	void *st = eng_search_state(s, id, &len);
+	if (!st)
+		return -1;
+	s->stop = 0;
+	s->cur_id = id;
+	s->cur_depth = depth_of(s, id);
+	s->cur_succ = 0;
+	s->last_id = ENG_NO_STATE;
+	int rc;
+	if (s->fe->ops->apply) {
+		rc = s->fe->ops->apply(s->fe, st, len, label, succ_cb, s);
+	} else {
+		s->want_label = label;
+		rc = s->fe->ops->next(s->fe, st, len, succ_cb, s);
+		s->want_label = NULL;
+	}
+	free(st);
+	if (rc < 0)
+		fail(s, "cannot apply the action");
+	flush_pending(s);
+	update_stats(s);
+	if (rc < 0 || s->cur_succ == 0)
+		return -1;
+	if (out)
+		*out = s->last_id;
+	return (int)s->cur_succ;
+}
+
+int eng_search_focus(eng_search *s, uint32_t id)
+{
+	if (eng_search_init(s) < 0 || id >= fpset_count(s->set))
+		return -1;
+	size_t len;
+	void *st = eng_search_state(s, id, &len);
+	if (!st)
+		return -1;
+	eng_queue_clear(s->q);
+	eng_queue_push(s->q, id, depth_of(s, id), st, len);
+	free(st);
+	return 0;
+}
+
+eng_frontend *eng_search_frontend(eng_search *s) { return s->fe; }

@@ -1,0 +1,19 @@
+/*
+ * util.h — small helpers shared by the engine's files: allocation that dies
+ * with a message instead of returning NULL (callers never check), and a
+ * monotonic clock.  Private to libcmc and its direct users (tui/, store/).
+ */
+#ifndef CMC_UTIL_H
+#define CMC_UTIL_H
+
+#include <stddef.h>
+
+void *eng_xmalloc(size_t n);
+void *eng_xcalloc(size_t n, size_t size);
+void *eng_xrealloc(void *p, size_t n);
+char *eng_xstrdup(const char *s);
+void *eng_xmemdup(const void *p, size_t n);
+_Noreturn void eng_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+double eng_now(void); /* seconds, CLOCK_MONOTONIC */
+
+#endif

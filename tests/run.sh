@@ -1,0 +1,54 @@
+#!/bin/sh
+# tests/run.sh — run every test and print `N passed, N failed` last.
+#
+# Each test is a program that prints TAP lines ("ok ..." / "not ok ...";
+# "ok ... # SKIP reason" counts as skipped): the unit binaries in $B/tests/
+# and the shell scripts tests/t[0-9]*.sh (which source tests/test-lib.sh).
+# A test file that exits non-zero without printing a failure counts as one
+# failure of its own.  TESTS='t0*' narrows the set.
+set -u
+B=${B:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+export B CMC_TOP="$top" CMC="$top/$B/cmc"
+out=$(mktemp -d "${TMPDIR:-/tmp}/cmc-test.XXXXXX")
+trap 'rm -rf "$out"' EXIT INT TERM
+pass=0 fail=0 skip=0
+pattern=${TESTS:-*}
+
+run_one() {
+	name=$1; shift
+	log="$out/$(basename "$name").log"
+	"$@" >"$log" 2>&1 </dev/null
+	rc=$?
+	p=$(grep -c '^ok ' "$log" | tr -d ' ')
+	s=$(grep -c '^ok .*# SKIP' "$log" | tr -d ' ')
+	f=$(grep -c '^not ok ' "$log" | tr -d ' ')
+	p=$((p - s))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $name exited with status $rc" >>"$log"
+	fi
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL $name ($p passed, $f failed)"
+		grep -E '^(not ok|#)' "$log" | head -n 40 | sed 's/^/    /'
+		tail -n 15 "$log" | sed 's/^/    | /'
+	else
+		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
+	fi
+	grep '# SKIP' "$log" | sed 's/^/    /'
+}
+
+for t in "$top/$B"/tests/*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	case $(basename "$t") in $pattern) ;; *) continue ;; esac
+	run_one "unit/$(basename "$t")" "$t"
+done
+for t in "$top"/tests/t[0-9]*.sh; do
+	[ -f "$t" ] || continue
+	case $(basename "$t") in $pattern) ;; *) continue ;; esac
+	run_one "$(basename "$t")" sh "$t"
+done
+
+echo "$pass passed, $fail failed${skip:+, $skip skipped}" | sed 's/, 0 skipped$//'
+[ "$fail" -eq 0 ]

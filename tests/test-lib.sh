@@ -1,0 +1,33 @@
+# tests/test-lib.sh — sourced by every tests/tNNNN-*.sh.
+#
+# Gives each script a scratch directory ($T), the built binaries ($CMC,
+# $B, $CMC_TOP) and TAP helpers in the manner of git's test-lib:
+#   ok "description" CMD...        pass when CMD succeeds
+#   not_ok "description" CMD...    pass when CMD fails
+#   is "description" GOT WANT      pass when the two strings are equal
+#   skip "description" "reason"
+#   done_testing                   last line of every script
+# Families: t0 engine, t1 preload, t2 store, t3 viz, t4 tui, t5 process mode.
+set -u
+: "${B:=build}"
+: "${CMC_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${CMC:=$CMC_TOP/$B/cmc}"
+export B CMC_TOP CMC
+T=$(mktemp -d "${TMPDIR:-/tmp}/cmc-t.XXXXXX"); export T
+trap 'rm -rf "$T"' EXIT INT TERM
+cd "$T" || exit 1
+_n=0 _failed=0
+
+_report() { # status description
+	_n=$((_n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $_n - $2"; else echo "not ok $_n - $2"; _failed=$((_failed + 1)); fi
+}
+ok() { d=$1; shift; "$@" >"$T/.out" 2>&1; r=$?; _report $r "$d"; [ $r -eq 0 ] || sed 's/^/# /' "$T/.out" | head -n 20; return $r; }
+not_ok() { d=$1; shift; "$@" >"$T/.out" 2>&1; r=$?; [ $r -ne 0 ]; _report $? "$d"; }
+is() {
+	if [ "$2" = "$3" ]; then _report 0 "$1"; else _report 1 "$1"; echo "#   got:  '$2'"; echo "#   want: '$3'"; fi
+}
+skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
+# json_get FILE KEY — a top-level scalar from cmc's --json output.
+json_get() { sed -n "s/.*\"$2\": *\([^,}]*\).*/\1/p" "$1" | head -n 1 | tr -d '"'; }
+done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }

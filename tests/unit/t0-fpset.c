@@ -1,0 +1,68 @@
+/*
+ * t0-fpset.c — the visited set: ids are dense and stable across growth,
+ * lookups find exactly what was put, parents are kept, and the memory held
+ * per state stays within the budget the design promises.
+ */
+#include <stdlib.h>
+
+#include "fpset.h"
+#include "tap.h"
+
+static eng_fp nth(uint64_t i)
+{
+	return eng_fp_of(&i, sizeof i);
+}
+
+int main(void)
+{
+	const uint64_t n = 1000000;
+	fpset *s = fpset_new(0);
+	int bad_put = 0, bad_dup = 0, bad_get = 0, bad_parent = 0, bad_fp = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		bool fresh;
+		uint32_t id = fpset_put(s, nth(i), i ? (uint32_t)(i / 2) : ENG_NO_STATE, &fresh);
+		if (!fresh || id != i)
+			bad_put++;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		bool fresh;
+		if (fpset_put(s, nth(i), 0, &fresh) != i || fresh)
+			bad_dup++;
+		if (fpset_get(s, nth(i)) != i)
+			bad_get++;
+		if (fpset_parent(s, (uint32_t)i) != (i ? (uint32_t)(i / 2) : ENG_NO_STATE))
+			bad_parent++;
+		if (!eng_fp_eq(fpset_fp(s, (uint32_t)i), nth(i)))
+			bad_fp++;
+	}
+	ok(bad_put == 0, "%llu puts got ids 0..n-1 in order (%d wrong)", (unsigned long long)n, bad_put);
+	ok(bad_dup == 0, "putting again finds the same id, not fresh (%d wrong)", bad_dup);
+	ok(bad_get == 0, "every fingerprint is found after growth (%d wrong)", bad_get);
+	ok(bad_parent == 0, "parents survive growth (%d wrong)", bad_parent);
+	ok(bad_fp == 0, "fingerprints by id survive growth (%d wrong)", bad_fp);
+	ok(fpset_count(s) == n, "count is %llu", (unsigned long long)fpset_count(s));
+	int absent = 0;
+	for (uint64_t i = n; i < n + 100000; i++)
+		if (fpset_get(s, nth(i)) != ENG_NO_STATE)
+			absent++;
+	ok(absent == 0, "100000 fingerprints never put are not found (%d were)", absent);
+	/* 16 bytes of records per state (parents go to a file), an index at load >= 0.6 (<= 6.7 bytes),
+	 * plus at most one partly filled 64Ki-record chunk. */
+	double per = (double)fpset_bytes(s) / (double)n;
+	double bound = 16.0 + 4.0 / 0.6 + 65536.0 * 16.0 / (double)n;
+	ok(per <= bound, "%.2f bytes per state (bound %.2f)", per, bound);
+	fpset_free(s);
+
+	/* a memory limit is honoured and reported, never a crash */
+	fpset *t = fpset_new(4u << 20);
+	uint64_t i = 0;
+	bool fresh;
+	while (fpset_put(t, nth(i), 0, &fresh) != ENG_NO_STATE)
+		i++;
+	ok(i > 10000 && fpset_bytes(t) <= (4u << 20), "a 4 MiB limit stops the set at %llu states, %zu bytes",
+	   (unsigned long long)i, fpset_bytes(t));
+	ok(fpset_get(t, nth(0)) == 0 && fpset_get(t, nth(i - 1)) == i - 1,
+	   "a full set still answers lookups");
+	fpset_free(t);
+	return tap_done();
+}

@@ -1,0 +1,193 @@
+/*
+ * cmd-check.c — `cmc check`: exhaustive search of a model or a scenario.
+ * Exit 0 when nothing is violated, 1 on a violation, 2 on usage, input or
+ * target set-up errors (and when the visited set runs out of memory).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "opts.h"
+#include "proc.h"
+
+extern const struct tui_cmd tui_cmd_check;
+
+enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
+       O_HASH, O_MERGE, O_TIMEOUT, O_SET };
+
+static const struct option check_longopts[] = {
+	{"json", no_argument, NULL, O_JSON},
+	{"dfs", no_argument, NULL, O_DFS},
+	{"bfs", no_argument, NULL, O_BFS},
+	{"max-depth", required_argument, NULL, O_MAXDEPTH},
+	{"max-states", required_argument, NULL, O_MAXSTATES},
+	{"keep-going", no_argument, NULL, O_KEEPGOING},
+	{"no-deadlock", no_argument, NULL, O_NODEADLOCK},
+	{"mem", required_argument, NULL, O_MEM},
+	{"hash", required_argument, NULL, O_HASH},
+	{"merge", required_argument, NULL, O_MERGE},
+	{"timeout", required_argument, NULL, O_TIMEOUT},
+	{"set", required_argument, NULL, O_SET},
+	{0, 0, 0, 0},
+};
+
+struct check_args {
+	bool json;
+	int order;            /* -1: as the scenario says */
+	uint64_t max_depth, max_states, mem;
+	bool have_depth, have_states, keep_going, no_deadlock;
+	const char *target;
+	/* process-mode overrides, applied in order: key, value */
+	const char *ov_key[32], *ov_val[32];
+	int nov;
+};
+
+static int add_override(struct check_args *a, const char *key, const char *val)
+{
+	if (a->nov == 32)
+		return tui_usage_error(&tui_cmd_check, "too many process-mode overrides");
+	a->ov_key[a->nov] = key;
+	a->ov_val[a->nov] = val;
+	a->nov++;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct check_args *a)
+{
+	memset(a, 0, sizeof *a);
+	a->order = -1;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+", check_longopts, NULL)) != -1) {
+		switch (c) {
+		case O_JSON: a->json = true; break;
+		case O_DFS: a->order = ENG_DFS; break;
+		case O_BFS: a->order = ENG_BFS; break;
+		case O_MAXDEPTH:
+			if (!tui_parse_u64(optarg, &a->max_depth) || a->max_depth > UINT32_MAX)
+				return tui_usage_error(&tui_cmd_check, "--max-depth: expected a count, got '%s'", optarg);
+			a->have_depth = true;
+			break;
+		case O_MAXSTATES:
+			if (!tui_parse_u64(optarg, &a->max_states))
+				return tui_usage_error(&tui_cmd_check, "--max-states: expected a count, got '%s'", optarg);
+			a->have_states = true;
+			break;
+		case O_KEEPGOING: a->keep_going = true; break;
+		case O_NODEADLOCK: a->no_deadlock = true; break;
+		case O_MEM:
+			if (!tui_parse_size(optarg, &a->mem))
+				return tui_usage_error(&tui_cmd_check, "--mem: expected a size such as 512M, got '%s'", optarg);
+			break;
+		case O_HASH:
+			if (add_override(a, "hash", optarg)) return TUI_EXIT_USAGE;
+			break;
+		case O_MERGE:
+			if (add_override(a, "merge", optarg)) return TUI_EXIT_USAGE;
+			break;
+		case O_TIMEOUT:
+			if (add_override(a, "timeout", optarg)) return TUI_EXIT_USAGE;
+			break;
+		case O_SET: {
+			char *eq = strchr(optarg, '=');
+			if (!eq || eq == optarg)
+				return tui_usage_error(&tui_cmd_check, "--set: expected KEY=VALUE, got '%s'", optarg);
+			*eq = 0;
+			if (add_override(a, optarg, eq + 1)) return TUI_EXIT_USAGE;
+			break;
+		}
+		default:
+			return tui_usage_error(&tui_cmd_check, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return tui_usage_error(&tui_cmd_check, optind == argc ? "what to check? name a model or a scenario"
+								     : "one model or scenario at a time");
+	a->target = argv[optind];
+	return 0;
+}
+
+static int check_exec(int argc, char **argv)
+{
+	struct check_args a;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+
+	eng_opts o;
+	eng_opts_default(&o);
+	char err[1024];
+	eng_frontend *fe = tui_open_target(a.target, &o, err, sizeof err);
+	if (!fe) {
+		fprintf(stderr, "cmc check: %s\n", err);
+		return TUI_EXIT_USAGE;
+	}
+	bool is_model = strcmp(fe->ops->kind, "model") == 0;
+	if (a.nov && is_model) {
+		fprintf(stderr, "cmc check: --hash/--merge/--timeout/--set apply to scenarios, not models\n");
+		fe->ops->destroy(fe);
+		return TUI_EXIT_USAGE;
+	}
+	for (int i = 0; i < a.nov; i++)
+		if (proc_override(fe, a.ov_key[i], a.ov_val[i], err, sizeof err) < 0) {
+			fprintf(stderr, "cmc check: %s\n", err);
+			fe->ops->destroy(fe);
+			return TUI_EXIT_USAGE;
+		}
+	if (a.order >= 0)
+		o.order = (eng_order)a.order;
+	if (a.have_depth)
+		o.max_depth = (uint32_t)a.max_depth;
+	if (a.have_states)
+		o.max_states = a.max_states;
+	if (a.keep_going)
+		o.keep_going = true;
+	if (a.no_deadlock)
+		o.check_deadlock = false;
+	if (a.mem)
+		o.mem_limit = (size_t)a.mem;
+
+	eng_search *s = eng_search_new(fe, &o);
+	tui_report *rep = tui_report_new(fe);
+	eng_listener l = tui_report_listener(rep);
+	eng_search_listen(s, &l);
+	l = tui_progress_listener();
+	eng_search_listen(s, &l);
+	tui_signals_stop(s);
+
+	int run = eng_search_run(s);
+	const eng_stats *st = eng_search_stats(s);
+	const char *error = run < 0 ? eng_search_error(s) : NULL;
+	if (tui_signals_caught() && !error)
+		fprintf(stderr, "cmc check: interrupted; the counts below are partial\n");
+	tui_report_print(rep, st, a.target, a.json, error, stdout);
+	if (error && !a.json)
+		fprintf(stderr, "cmc check: %s\n", error);
+
+	rc = error ? TUI_EXIT_USAGE : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
+	tui_signals_stop(NULL);
+	tui_report_free(rep);
+	eng_search_free(s);
+	fe->ops->destroy(fe);
+	return rc;
+}
+
+const struct tui_cmd tui_cmd_check = {
+	.name = "check",
+	.usage = "check [OPTIONS] MODEL|MODEL.so|SCENARIO",
+	.summary = "explore every reachable state and check the properties",
+	.help = "  --json              print one JSON object instead of the summary\n"
+		"  --bfs | --dfs       breadth-first (default: shortest traces) or depth-first\n"
+		"  --max-depth N       explore at most N levels (initial states are level 1)\n"
+		"  --max-states N      admit at most N distinct states\n"
+		"  --keep-going        report every violation instead of stopping at the first\n"
+		"  --no-deadlock       states without successors are not a violation\n"
+		"  --mem SIZE          memory for the visited set (e.g. 2G); exceeding it is reported\n"
+		"  --hash raw|canonical|both   process mode: what identifies a state\n"
+		"  --merge raw|canonical       process mode: which fingerprint merges states\n"
+		"  --timeout MS        process mode: per-operation timeout\n"
+		"  --set KEY=VALUE     process mode: override any scenario setting\n",
+	.exec = check_exec,
+};

@@ -1,0 +1,70 @@
+/*
+ * cmd.h — the `cmc` program's subcommands.  Each lives in tui/cmd-NAME.c,
+ * exports one struct tui_cmd and keeps everything else static; the table in
+ * main.c lists them (as tmux's cmd_table[] and git's commands[] do).
+ */
+#ifndef CMC_TUI_CMD_H
+#define CMC_TUI_CMD_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cmc.h"
+
+/* Exit codes (see the man page): */
+#define TUI_EXIT_OK 0
+#define TUI_EXIT_VIOLATION 1
+#define TUI_EXIT_USAGE 2
+
+struct tui_cmd {
+	const char *name;
+	const char *usage;   /* "check [OPTIONS] MODEL|SCENARIO" */
+	const char *summary; /* one line */
+	const char *help;    /* the options, one per line */
+	int (*exec)(int argc, char **argv);
+};
+
+extern const struct tui_cmd *const tui_cmd_table[];
+const struct tui_cmd *tui_cmd_find(const char *name);
+
+/* Print "cmc NAME: message" and the usage line; returns TUI_EXIT_USAGE. */
+int tui_usage_error(const struct tui_cmd *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* target.c: open what the user named — a built-in model, a model .so, or a
+ * scenario file.  NULL with a message in err (the caller exits 2). */
+eng_frontend *tui_open_target(const char *arg, eng_opts *opts, char *err, size_t errlen);
+/* Is `arg` a model (built-in or .so) rather than a scenario? */
+bool tui_target_is_model(const char *arg);
+/* Text of the scenario or model source behind `arg`, for the store. */
+char *tui_target_text(const char *arg);
+
+/* Built-in models (share/models/registry.c). */
+struct cmc_model;
+extern const struct cmc_model *const cmc_builtin_models[];
+
+/* progress.c: live progress on stderr when it is a terminal, else nothing. */
+eng_listener tui_progress_listener(void);
+
+/* report.c: collect violations and print the result. */
+typedef struct tui_report tui_report;
+tui_report *tui_report_new(eng_frontend *fe);
+void tui_report_free(tui_report *r);
+eng_listener tui_report_listener(tui_report *r);
+size_t tui_report_violations(const tui_report *r);
+/* Summary for humans on stdout, or one JSON object with --json. */
+void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,
+		      const char *error, FILE *out);
+
+/* json.c: JSON string output, every byte escaped so the text stays valid. */
+void tui_json_str(FILE *out, const char *s);
+void tui_json_bytes(FILE *out, const void *p, size_t n);
+/* escape.c: untrusted bytes for a terminal: printable ASCII as is, the rest
+ * as \n, \t, \xHH.  Writes at most `max` input bytes, then "...". */
+void tui_escape(FILE *out, const void *p, size_t n, size_t max);
+
+/* signals.c: SIGINT/SIGTERM stop the given search cleanly (NULL: none). */
+void tui_signals_stop(eng_search *s);
+bool tui_signals_caught(void);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * report.c — the result of a check or simulation: a listener that collects
+ * violations with their traces, and the summary printed at the end, for
+ * humans or as one JSON object (--json).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "util.h"
+
+struct viol {
+	char *property, *message;
+	uint32_t state;
+	size_t len;
+	char **labels;
+	eng_fp *fps;
+	eng_fp init_fp;
+	bool has_trace;
+};
+
+struct tui_report {
+	eng_frontend *fe;
+	struct viol *v;
+	size_t n, cap;
+};
+
+static void rep_violation(void *ctx, const eng_violation *v)
+{
+	tui_report *r = ctx;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 8;
+		r->v = eng_xrealloc(r->v, r->cap * sizeof *r->v);
+	}
+	struct viol *x = &r->v[r->n++];
+	memset(x, 0, sizeof *x);
+	x->property = eng_xstrdup(v->property ? v->property : "?");
+	x->message = eng_xstrdup(v->message ? v->message : "");
+	x->state = v->state;
+	if (v->trace) {
+		x->has_trace = true;
+		x->len = v->trace->len;
+		x->init_fp = v->trace->init_fp;
+		x->labels = eng_xcalloc(x->len ? x->len : 1, sizeof *x->labels);
+		x->fps = eng_xcalloc(x->len ? x->len : 1, sizeof *x->fps);
+		for (size_t i = 0; i < x->len; i++) {
+			x->labels[i] = eng_xstrdup(v->trace->labels[i]);
+			x->fps[i] = v->trace->fps ? v->trace->fps[i] : (eng_fp){0, 0};
+		}
+	}
+}
+
+tui_report *tui_report_new(eng_frontend *fe)
+{
+	tui_report *r = eng_xcalloc(1, sizeof *r);
+	r->fe = fe;
+	return r;
+}
+
+void tui_report_free(tui_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		for (size_t k = 0; k < r->v[i].len; k++)
+			free(r->v[i].labels[k]);
+		free(r->v[i].labels);
+		free(r->v[i].fps);
+		free(r->v[i].property);
+		free(r->v[i].message);
+	}
+	free(r->v);
+	free(r);
+}
+
+eng_listener tui_report_listener(tui_report *r)
+{
+	eng_listener l = {0};
+	l.on_violation = rep_violation;
+	l.ctx = r;
+	return l;
+}
+
+size_t tui_report_violations(const tui_report *r) { return r->n; }
+
+struct show {
+	eng_frontend *fe;
+	FILE *out;
+	eng_fp want; /* the initial state to print */
+};
+
+static void show_state(struct show *sh, const eng_succ *s)
+{
+	fputs("      ", sh->out);
+	sh->fe->ops->print(sh->fe, s->state, s->state_len, sh->out);
+	fputc('\n', sh->out);
+}
+
+static bool show_init(void *ctx, const eng_succ *s)
+{
+	struct show *sh = ctx;
+	if (!s->state || (!eng_fp_zero(sh->want) && !eng_fp_eq(s->fp, sh->want)))
+		return true;
+	show_state(sh, s);
+	return false;
+}
+
+static void show_step(void *ctx, size_t step, const char *label, const eng_succ *s, bool matched)
+{
+	struct show *sh = ctx;
+	fprintf(sh->out, "    %zu: ", step + 1);
+	tui_escape(sh->out, label, strlen(label), 200);
+	fputc('\n', sh->out);
+	if (matched && s->state)
+		show_state(sh, s);
+}
+
+static void print_trace(tui_report *r, const struct viol *v, FILE *out)
+{
+	if (!v->has_trace) {
+		fprintf(out, "  (the trace could not be rebuilt: the frontend did not reproduce it)\n");
+		return;
+	}
+	fprintf(out, "  trace (%zu step%s):\n", v->len, v->len == 1 ? "" : "s");
+	/* Models print each state on the way, by one replay of the trace;
+	 * process targets are not re-run here (cmc replay does that). */
+	if (r->fe && r->fe->ops->print && strcmp(r->fe->ops->kind, "model") == 0) {
+		struct show sh = {r->fe, out, v->init_fp};
+		eng_trace t = {v->len, v->labels, v->fps, v->init_fp};
+		size_t div;
+		char why[256];
+		fprintf(out, "    0: <initial state>\n");
+		r->fe->ops->initial(r->fe, show_init, &sh);
+		eng_replay(r->fe, &t, show_step, &sh, &div, why, sizeof why);
+		return;
+	}
+	for (size_t i = 0; i < v->len; i++) {
+		fprintf(out, "    %zu: ", i + 1);
+		tui_escape(out, v->labels[i], strlen(v->labels[i]), 200);
+		fputc('\n', out);
+	}
+}
+
+static void print_json(tui_report *r, const eng_stats *st, const char *what, const char *error,
+		       FILE *out)
+{
+	fprintf(out, "{\"target\": ");
+	tui_json_str(out, what);
+	fprintf(out, ", \"kind\": ");
+	tui_json_str(out, r->fe ? r->fe->ops->kind : NULL);
+	fprintf(out,
+		", \"distinct\": %llu, \"generated\": %llu, \"transitions\": %llu, \"depth\": %u"
+		", \"frontier_max\": %llu",
+		(unsigned long long)st->distinct, (unsigned long long)st->generated,
+		(unsigned long long)st->transitions, st->depth,
+		(unsigned long long)st->frontier_max);
+	if (st->raw_distinct || st->canon_distinct)
+		fprintf(out, ", \"raw_distinct\": %llu, \"canonical_distinct\": %llu",
+			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct);
+	fprintf(out,
+		", \"elapsed_s\": %.6f, \"states_per_s\": %.1f, \"transitions_per_s\": %.1f"
+		", \"set_bytes\": %zu, \"bytes_per_state\": %.2f, \"collision_p\": %.3g"
+		", \"complete\": %s, \"bounded\": %s, \"stopped\": %s, \"out_of_memory\": %s",
+		st->elapsed_s, st->states_per_s, st->transitions_per_s, st->set_bytes,
+		st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0, st->collision_p,
+		st->complete ? "true" : "false", st->bounded ? "true" : "false",
+		st->stopped ? "true" : "false", st->out_of_memory ? "true" : "false");
+	fprintf(out, ", \"error\": ");
+	tui_json_str(out, error);
+	fprintf(out, ", \"violations\": [");
+	for (size_t i = 0; i < r->n; i++) {
+		const struct viol *v = &r->v[i];
+		fprintf(out, "%s{\"property\": ", i ? ", " : "");
+		tui_json_str(out, v->property);
+		fprintf(out, ", \"message\": ");
+		tui_json_str(out, v->message);
+		if (v->state == ENG_NO_STATE)
+			fprintf(out, ", \"state\": null");
+		else
+			fprintf(out, ", \"state\": %u", v->state);
+		fprintf(out, ", \"trace\": ");
+		if (!v->has_trace) {
+			fprintf(out, "null}");
+			continue;
+		}
+		fputc('[', out);
+		for (size_t k = 0; k < v->len; k++) {
+			if (k)
+				fputs(", ", out);
+			tui_json_str(out, v->labels[k]);
+		}
+		fputs("]}", out);
+	}
+	fprintf(out, "]}\n");
+}
+
+void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,
+		      const char *error, FILE *out)
+{
+	if (json) {
+		print_json(r, st, what, error, out);
+		return;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct viol *v = &r->v[i];
+		fprintf(out, "violation: %s", v->property);
+		if (v->message[0]) {
+			fputs(": ", out);
+			tui_escape(out, v->message, strlen(v->message), 400);
+		}
+		fputc('\n', out);
+		print_trace(r, v, out);
+	}
+	if (error)
+		fprintf(out, "error: %s\n", error);
+	fprintf(out, "%llu distinct states, %llu generated, depth %u",
+		(unsigned long long)st->distinct, (unsigned long long)st->generated, st->depth);
+	if (st->raw_distinct || st->canon_distinct)
+		fprintf(out, "; spanning %llu raw and %llu canonical fingerprints",
+			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct);
+	fprintf(out, "\n%.3f s, %.0f states/s, %.0f transitions/s, %.1f bytes/state in the visited set\n",
+		st->elapsed_s, st->states_per_s, st->transitions_per_s,
+		st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0);
+	fprintf(out, "expected probability of a fingerprint collision: %.3g\n", st->collision_p);
+	if (st->stopped)
+		fprintf(out, "stopped before the end: the counts are partial\n");
+	else if (st->bounded)
+		fprintf(out, "bounded search: a depth or state bound cut it short\n");
+	else if (r->n == 0 && !error)
+		fprintf(out, "no violation: the whole state space was explored\n");
+}
