@@ -247,6 +247,21 @@ int eng_search_apply(eng_search *s, uint32_t id, const char *label, uint32_t *ou
 /* Make the next run() start its frontier from this state alone. */
 int eng_search_focus(eng_search *s, uint32_t id);
 
+/*
+ * Restoring a search saved elsewhere (the store's --resume).  Call before
+ * anything else on a new search: first every state in id order (ids are
+ * given back in that order, starting at 0; the return value is the id, or
+ * ENG_NO_STATE when out of memory), then the frontier states with their
+ * bytes, then the counts reached.  raw/canon may be zero.  After this,
+ * eng_search_run() continues where the saved search stopped.
+ */
+uint32_t eng_search_restore_state(eng_search *s, eng_fp fp, uint32_t parent, uint32_t depth,
+				  eng_fp raw, eng_fp canon);
+void eng_search_restore_frontier(eng_search *s, uint32_t id, uint32_t depth, const void *state,
+				 size_t len);
+void eng_search_restore_stats(eng_search *s, uint64_t generated, uint64_t transitions,
+			      uint64_t violations, double elapsed_s);
+
 /* The frontend the search runs on. */
 eng_frontend *eng_search_frontend(eng_search *s);
 

@@ -42,6 +42,7 @@ struct eng_search {
 	eng_stats st;
 	volatile sig_atomic_t stop;
 	bool inited, failed;
+	uint32_t ticks;
 	char err[512];
 	double t0, next_tick, elapsed_before;
 
@@ -146,6 +147,8 @@ const eng_stats *eng_search_stats(eng_search *s)
 
 static void tick(eng_search *s)
 {
+	if (++s->ticks & 255) /* the clock costs more than an expansion */
+		return;
 	double now = eng_now();
 	if (now < s->next_tick)
 		return;
@@ -364,6 +367,9 @@ int eng_search_run(eng_search *s)
 	eng_qentry e;
 	while (!s->stop && eng_queue_pop(s->q, &e)) {
 		expand(s, e.id, e.depth, e.state, e.len);
+		uint64_t f = eng_queue_len(s->q);
+		if (f > s->st.frontier_max)
+			s->st.frontier_max = f;
 		tick(s);
 	}
 out:
@@ -452,3 +458,38 @@ int eng_search_focus(eng_search *s, uint32_t id)
 }
 
 eng_frontend *eng_search_frontend(eng_search *s) { return s->fe; }
+
+/* ---- restoring a saved search (see cmc.h) ------------------------------ */
+
+uint32_t eng_search_restore_state(eng_search *s, eng_fp fp, uint32_t parent, uint32_t depth,
+				  eng_fp raw, eng_fp canon)
+{
+	s->inited = true; /* the initial states are among the restored ones */
+	bool fresh;
+	uint32_t id = fpset_put(s->set, fp, parent, &fresh);
+	if (id == ENG_NO_STATE)
+		return id;
+	if (depth > s->st.depth)
+		s->st.depth = depth;
+	eng_obs o = {0};
+	o.raw = raw;
+	o.canon = canon;
+	count_obs(s, &o);
+	return id;
+}
+
+void eng_search_restore_frontier(eng_search *s, uint32_t id, uint32_t depth, const void *state,
+				 size_t len)
+{
+	s->inited = true;
+	eng_queue_push(s->q, id, depth, state, len);
+}
+
+void eng_search_restore_stats(eng_search *s, uint64_t generated, uint64_t transitions,
+			      uint64_t violations, double elapsed_s)
+{
+	s->st.generated = generated;
+	s->st.transitions = transitions;
+	s->st.violations = violations;
+	s->elapsed_before = elapsed_s;
+}

