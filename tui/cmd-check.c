@@ -60,7 +60,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", check_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", check_longopts, NULL)) != -1) {
 		switch (c) {
 		case O_JSON: a->json = true; break;
 		case O_DFS: a->order = ENG_DFS; break;

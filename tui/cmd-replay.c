@@ -111,7 +111,7 @@ static int replay_exec(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", replay_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", replay_longopts, NULL)) != -1) {
 		switch (c) {
 		case O_JSON: json = true; break;
 		case O_FILE: file = optarg; break;

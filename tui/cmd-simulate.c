@@ -29,7 +29,7 @@ static int sim_exec(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", sim_longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", sim_longopts, NULL)) != -1) {
 		switch (c) {
 		case O_JSON: json = true; break;
 		case O_KEEPGOING: so.keep_going = true; break;
