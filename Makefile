@@ -12,6 +12,7 @@
 # tui/cmd-foo.c joins cmc, a new tests/unit/foo.c becomes a test binary.
 # Example targets and test helpers bring a build.mk fragment of their own.
 
+.DEFAULT_GOAL := all
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= gcc
@@ -42,6 +43,7 @@ $(B)/config.mk: share/deps.sh
 	   echo "PKG_LIBS := $$(pkg-config --libs ncursesw sqlite3 libcgraph libgvc libxxhash)"; } > $@
 
 ENGINE_SRC := $(wildcard engine/*.c)
+ENGINE_SRC += preload/pool_check.c
 STORE_SRC  := $(wildcard store/*.c)
 VIZ_SRC    := $(wildcard viz/*.c)
 MODEL_SRC  := $(wildcard share/models/*.c)

@@ -277,3 +277,17 @@ uint32_t fpset_parent(const fpset *s, uint32_t id)
 
 uint64_t fpset_count(const fpset *s) { return s->count; }
 size_t fpset_bytes(const fpset *s) { return s->bytes; }
+
+void fpset_prefetch_slot(const fpset *s, eng_fp fp)
+{
+	__builtin_prefetch(&s->slot[pos_of(fp, s->cap)]);
+}
+
+void fpset_prefetch_record(const fpset *s, eng_fp fp)
+{
+	uint32_t v = s->slot[pos_of(fp, s->cap)];
+	if (v && (v & ~ID_MASK) == tag_of(fp)) {
+		uint32_t id = (v & ID_MASK) - 1;
+		__builtin_prefetch(&s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)]);
+	}
+}

@@ -21,6 +21,10 @@ void fpset_free(fpset *s);
  */
 uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh);
 uint32_t fpset_get(const fpset *s, eng_fp fp);
+/* Hints for a batch of lookups: start loading fp's index slot (stage 1),
+ * then the record its slot points at (stage 2, after stage 1 has landed). */
+void fpset_prefetch_slot(const fpset *s, eng_fp fp);
+void fpset_prefetch_record(const fpset *s, eng_fp fp);
 eng_fp fpset_fp(const fpset *s, uint32_t id);
 uint32_t fpset_parent(const fpset *s, uint32_t id);
 uint64_t fpset_count(const fpset *s);

@@ -1,19 +1,431 @@
-/* proc.c — placeholder until the process executor lands. */
+/*
+ * proc.c — process mode as an engine frontend (struct eng_frontend_ops).
+ *
+ * A state, as the engine stores it, is its trace: uint16 n followed by n
+ * uint16 op indices.  The engine queues those bytes and hands them back for
+ * expansion; the executor (proc_exec.h) turns a trace back into a live
+ * target.  Identity (eng_succ.fp) is the raw fingerprint, the canonical one,
+ * or the pair, per the scenario's hash/merge setting; when some ops are
+ * `once`, the set of ops already applied joins the identity, so merged states
+ * enable the same ops.
+ *
+ * Owns the scenario, the executor and its processes, the plugins: destroy()
+ * releases them all and kills every target (also after an interrupted run).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "proc.h"
+#include "proc_exec.h"
+#include "proc_prop.h"
+#include "proc_scenario.h"
+#include "proc_target.h"
+#include "util.h"
+
+struct proc_fe {
+	eng_frontend fe;        /* first: the engine sees this */
+	struct proc_scenario *sc;
+	struct proc_image img;
+	struct proc_props *props;
+	struct proc_exec *x;
+	char preload[PATH_MAX];
+	enum proc_ident ident;  /* resolved by initial() */
+	bool started;
+	bool fell_back;         /* wanted canonical, got no records */
+	bool any_once;
+	struct proc_obs obs;
+	uint16_t *sbuf;         /* successor state under construction */
+	size_t scap;
+	uint8_t *mask;          /* once-ops applied along the current trace */
+	eng_opts *opts;         /* the caller's, for depth/states overrides (until started) */
+	char info[256];
+	char err[2048];
+	char msg[1024];
+};
+
+static struct proc_fe *pf(eng_frontend *fe)
+{
+	return (struct proc_fe *)fe;
+}
+
+/* ---- state bytes ------------------------------------------------------- */
+
+static int decode(struct proc_fe *p, const void *state, size_t len, const uint16_t **trace, size_t *n)
+{
+	uint16_t cnt;
+	if (len < 2)
+		goto bad;
+	memcpy(&cnt, state, 2);
+	if (len != 2 + 2 * (size_t)cnt)
+		goto bad;
+	*trace = (const uint16_t *)state + 1;
+	*n = cnt;
+	for (size_t i = 0; i < cnt; i++) {
+		uint16_t op;
+		memcpy(&op, (const uint8_t *)state + 2 + 2 * i, 2);
+		if (op >= p->sc->nops)
+			goto bad;
+	}
+	return 0;
+bad:
+	snprintf(p->err, sizeof p->err, "%s: corrupt process-mode state (%zu bytes)", p->sc->path, len);
+	return -1;
+}
+
+/* sbuf := trace + op (op < 0: none).  Returns the byte length. */
+static size_t encode(struct proc_fe *p, const uint16_t *trace, size_t n, int op)
+{
+	size_t m = n + (op >= 0);
+	if (m + 1 > p->scap) {
+		p->scap = (m + 1) * 2;
+		p->sbuf = eng_xrealloc(p->sbuf, p->scap * sizeof *p->sbuf);
+	}
+	p->sbuf[0] = (uint16_t)m;
+	if (n)
+		memcpy(p->sbuf + 1, trace, n * sizeof *trace);
+	if (op >= 0)
+		p->sbuf[1 + n] = (uint16_t)op;
+	return (m + 1) * sizeof *p->sbuf;
+}
+
+static void fill_mask(struct proc_fe *p, const uint16_t *trace, size_t n)
+{
+	memset(p->mask, 0, (p->sc->nops + 7) / 8);
+	for (size_t i = 0; i < n; i++)
+		if (p->sc->ops[trace[i]].once)
+			p->mask[trace[i] / 8] |= (uint8_t)(1u << (trace[i] % 8));
+}
+
+static bool used(const struct proc_fe *p, unsigned op)
+{
+	return p->sc->ops[op].once && (p->mask[op / 8] >> (op % 8)) & 1;
+}
+
+/* ---- identity ---------------------------------------------------------- */
+
+static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op)
+{
+	eng_fp fp;
+	switch (p->ident) {
+	case PROC_ID_CANON: fp = o->e.canon; break;
+	case PROC_ID_BOTH: fp = eng_fp_combine(o->e.raw, o->e.canon); break;
+	default: fp = o->e.raw; break;
+	}
+	/* An ended or faulted target has no heap to read: its identity is how
+	 * it ended, after what. */
+	if (o->e.flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED | ENG_OBS_FAULT)) {
+		int why[4] = {(int)o->e.flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED | ENG_OBS_FAULT),
+			      o->e.exit_status, o->e.term_signal, (int)o->fault};
+		fp = eng_fp_combine(fp, eng_fp_of(why, sizeof why));
+	}
+	if (p->any_once) {
+		size_t mb = (p->sc->nops + 7) / 8;
+		uint8_t *m = eng_xmemdup(p->mask, mb);
+		if (extra_op >= 0 && p->sc->ops[extra_op].once)
+			m[extra_op / 8] |= (uint8_t)(1u << (extra_op % 8));
+		fp = eng_fp_combine(fp, eng_fp_of(m, mb));
+		free(m);
+	}
+	if (eng_fp_zero(fp))
+		fp.lo = 1;
+	return fp;
+}
+
+static bool ended(const struct proc_obs *o)
+{
+	return (o->e.flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED | ENG_OBS_FAULT)) != 0;
+}
+
+/* Properties, then hand the successor to the engine. */
+static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, const struct proc_obs *o,
+		 eng_succ_fn fn, void *ctx)
+{
+	size_t len = encode(p, trace, n, op);
+	struct proc_state_view v = {p->sbuf + 1, p->sbuf[0], p->x->replies, p->x->nreplies, o};
+	eng_succ s = {
+		.label = op >= 0 ? p->sc->ops[op].label : NULL,
+		.state = p->sbuf,
+		.state_len = len,
+		.fp = identity(p, o, op),
+		.obs = &o->e,
+		.terminal = ended(o),
+	};
+	s.property = proc_props_eval(p->props, &v, p->msg, sizeof p->msg);
+	if (s.property)
+		s.violation = p->msg;
+	return fn(ctx, &s);
+}
+
+/* ---- frontend operations ---------------------------------------------- */
+
+static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
+{
+	struct proc_fe *p = pf(fe);
+	proc_obs_reset(&p->obs);
+	if (p->x->ops->reach(p->x, NULL, 0, &p->obs) < 0) {
+		snprintf(p->err, sizeof p->err, "%s: %s", p->sc->path,
+			 p->obs.fault_msg[0] ? p->obs.fault_msg : p->x->err);
+		p->x->ops->release(p->x);
+		return -1;
+	}
+	p->x->ops->release(p->x);
+	/* Merging: decided once, by whether the initial state wrote a record. */
+	enum proc_ident want = p->sc->ident;
+	bool canon = (p->obs.e.flags & ENG_OBS_CANON) != 0;
+	if (!p->started) {
+		p->started = true;
+		if (want == PROC_ID_AUTO)
+			p->ident = canon ? PROC_ID_CANON : PROC_ID_RAW;
+		else
+			p->ident = want;
+		if (!canon && (want == PROC_ID_AUTO || want == PROC_ID_CANON || want == PROC_ID_BOTH)) {
+			p->fell_back = true;
+			p->ident = PROC_ID_RAW;
+			fprintf(stderr, "cmc: %s: no canonical records: falling back to raw\n", p->sc->path);
+		}
+		snprintf(p->info, sizeof p->info, "merge %s%s",
+			 p->ident == PROC_ID_CANON ? "canonical" : p->ident == PROC_ID_BOTH ? "raw+canonical" : "raw",
+			 p->fell_back ? " (no canonical records: falling back to raw)" : "");
+	}
+	fill_mask(p, NULL, 0);
+	emit(p, NULL, 0, -1, &p->obs, fn, ctx);
+	return 0;
+}
+
+static int expand(struct proc_fe *p, const void *state, size_t len, int only, eng_succ_fn fn, void *ctx)
+{
+	const uint16_t *trace;
+	size_t n;
+	if (decode(p, state, len, &trace, &n) < 0)
+		return -1;
+	if (n >= UINT16_MAX) {
+		snprintf(p->err, sizeof p->err, "%s: traces longer than %u operations are not supported "
+			 "(set a depth bound)", p->sc->path, UINT16_MAX - 1);
+		return -1;
+	}
+	fill_mask(p, trace, n);
+	/* The engine's bytes may move while we emit: work on a copy. */
+	uint16_t *tr = n ? eng_xmemdup(trace, n * sizeof *trace) : NULL;
+	int rc = 0;
+	bool any = false;
+	for (unsigned op = 0; op < p->sc->nops; op++) {
+		if (used(p, op) || (only >= 0 && (unsigned)only != op))
+			continue;
+		if (!any) {
+			any = true;
+			if (p->x->ops->reach(p->x, tr, n, NULL) < 0) {
+				snprintf(p->err, sizeof p->err, "%s: %s", p->sc->path, p->x->err);
+				rc = -1;
+				break;
+			}
+		}
+		proc_obs_reset(&p->obs);
+		if (p->x->ops->apply(p->x, op, &p->obs) < 0) {
+			snprintf(p->err, sizeof p->err, "%s: %s", p->sc->path, p->x->err);
+			rc = -1;
+			break;
+		}
+		if (!emit(p, tr, n, (int)op, &p->obs, fn, ctx))
+			break;
+	}
+	p->x->ops->release(p->x);
+	free(tr);
+	return rc;
+}
+
+static int proc_next(eng_frontend *fe, const void *state, size_t len, eng_succ_fn fn, void *ctx)
+{
+	return expand(pf(fe), state, len, -1, fn, ctx);
+}
+
+static int proc_apply(eng_frontend *fe, const void *state, size_t len, const char *label,
+		      eng_succ_fn fn, void *ctx)
+{
+	struct proc_fe *p = pf(fe);
+	for (unsigned i = 0; i < p->sc->nops; i++)
+		if (!strcmp(p->sc->ops[i].label, label))
+			return expand(p, state, len, (int)i, fn, ctx);
+	snprintf(p->err, sizeof p->err, "%s: no operation labelled '%s'", p->sc->path, label);
+	return -1;
+}
+
+static unsigned proc_n_actions(eng_frontend *fe)
+{
+	return (unsigned)pf(fe)->sc->nops;
+}
+
+static const char *proc_action_name(eng_frontend *fe, unsigned i)
+{
+	struct proc_fe *p = pf(fe);
+	return i < p->sc->nops ? p->sc->ops[i].label : NULL;
+}
+
+static void proc_print(eng_frontend *fe, const void *state, size_t len, FILE *out)
+{
+	struct proc_fe *p = pf(fe);
+	const uint16_t *trace;
+	size_t n;
+	if (decode(p, state, len, &trace, &n) < 0) {
+		fputs("(corrupt state)", out);
+		return;
+	}
+	fputs(n ? "after " : "initial state", out);
+	for (size_t i = 0; i < n; i++) {
+		uint16_t op;
+		memcpy(&op, (const uint8_t *)state + 2 + 2 * i, 2);
+		fprintf(out, "%s%s", i ? ", " : "", p->sc->ops[op].label);
+	}
+}
+
+static const char *proc_last_error(eng_frontend *fe)
+{
+	struct proc_fe *p = pf(fe);
+	return p->err[0] ? p->err : NULL;
+}
+
+static void proc_destroy(eng_frontend *fe)
+{
+	struct proc_fe *p = pf(fe);
+	if (p->x) {
+		const struct proc_exec_stats *st = &p->x->st;
+		if (getenv("CMC_PROC_STATS"))
+			fprintf(stderr,
+				"cmc: process: executor %s: %llu spawns, %llu ops (%llu replayed), "
+				"mean replay depth %.2f, mean quiescence %.1f us/op, mean start-up %.2f ms\n",
+				p->x->ops->name, (unsigned long long)st->spawns, (unsigned long long)st->ops,
+				(unsigned long long)st->replayed,
+				st->spawns ? (double)st->replayed / (double)st->spawns : 0.0,
+				st->ops ? st->quiesce_s * 1e6 / (double)st->ops : 0.0,
+				st->spawns ? st->spawn_s * 1e3 / (double)st->spawns : 0.0);
+		p->x->ops->destroy(p->x);
+	}
+	proc_props_free(p->props);
+	proc_image_free(&p->img);
+	proc_obs_free(&p->obs);
+	proc_scenario_free(p->sc);
+	free(p->sbuf);
+	free(p->mask);
+	free(p);
+}
+
+static const struct eng_frontend_ops proc_ops = {
+	.kind = "process",
+	.initial = proc_initial,
+	.next = proc_next,
+	.apply = proc_apply,
+	.check = NULL,
+	.n_actions = proc_n_actions,
+	.action_name = proc_action_name,
+	.print = proc_print,
+	.last_error = proc_last_error,
+	.destroy = proc_destroy,
+};
+
+/* ---- opening ----------------------------------------------------------- */
+
+/* $CMC_PRELOAD (empty: none), else libcmc-preload.so next to the running
+ * program or one directory up (test binaries live in $B/tests/). */
+static int find_preload(char *out, size_t n, char *err, size_t errlen)
+{
+	const char *env = getenv("CMC_PRELOAD");
+	if (env) {
+		if (*env && access(env, R_OK) != 0) {
+			snprintf(err, errlen, "CMC_PRELOAD=%s: cannot read the preload: %s", env, strerror(errno));
+			return -1;
+		}
+		snprintf(out, n, "%s", env);
+		return 0;
+	}
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (k <= 0) {
+		snprintf(err, errlen, "cannot find cmc's own path: %s", strerror(errno));
+		return -1;
+	}
+	self[k] = 0;
+	char *slash = strrchr(self, '/');
+	*slash = 0;
+	static const char *const rel[] = {"/libcmc-preload.so", "/../libcmc-preload.so",
+					  "/../lib/libcmc-preload.so"};
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		char cand[PATH_MAX + 32];
+		snprintf(cand, sizeof cand, "%s%s", self, rel[i]);
+		if (access(cand, R_OK) == 0) {
+			if (!realpath(cand, out) && (size_t)snprintf(out, n, "%.*s", (int)n - 1, cand) >= n) {
+				snprintf(err, errlen, "%s: path too long", cand);
+				return -1;
+			}
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "cannot find libcmc-preload.so next to %s (set CMC_PRELOAD)", self);
+	return -1;
+}
 
 eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errlen)
 {
-	(void)opts;
-	snprintf(err, errlen, "%s: process mode is not built yet", path);
-	return NULL;
+	struct proc_scenario *sc = proc_scenario_load(path, err, errlen);
+	if (!sc)
+		return NULL;
+	struct proc_fe *p = eng_xcalloc(1, sizeof *p);
+	p->sc = sc;
+	p->fe.ops = &proc_ops;
+	p->fe.deadlock_ok = true;
+	p->fe.name = sc->path;
+	p->mask = eng_xcalloc((sc->nops + 7) / 8, 1);
+	for (size_t i = 0; i < sc->nops; i++)
+		p->any_once |= sc->ops[i].once;
+	if (find_preload(p->preload, sizeof p->preload, err, errlen) < 0 ||
+	    proc_elf_load(sc, &p->img, err, errlen) < 0 ||
+	    !(p->props = proc_props_load(sc, err, errlen))) {
+		proc_destroy(&p->fe);
+		return NULL;
+	}
+	/* Writing to a target that just died must be an EPIPE, not our death. */
+	signal(SIGPIPE, SIG_IGN);
+	p->x = proc_replay_new(sc, p->preload, &p->img);
+	p->opts = opts;
+	if (sc->depth)
+		opts->max_depth = sc->depth;
+	if (sc->states)
+		opts->max_states = sc->states;
+	return &p->fe;
 }
 
-int proc_override(eng_frontend *fe, const char *key, const char *value, char *err,
-		  size_t errlen)
+int proc_override(eng_frontend *fe, const char *key, const char *value, char *err, size_t errlen)
 {
-	(void)fe; (void)value;
-	snprintf(err, errlen, "%s: process mode is not built yet", key);
-	return -1;
+	struct proc_fe *p = pf(fe);
+	if (p->started) {
+		snprintf(err, errlen, "--%s: too late, the target has started", key);
+		return -1;
+	}
+	if (!strcmp(key, "exec")) {
+		if (!strcmp(value, "replay"))
+			return 0;
+		snprintf(err, errlen, "--exec %s: only the replay executor exists so far", value);
+		return -1;
+	}
+	if (proc_scenario_set(p->sc, key, value, err, errlen) < 0)
+		return -1;
+	if (!strcmp(key, "depth") && p->opts)
+		p->opts->max_depth = p->sc->depth;
+	if (!strcmp(key, "states") && p->opts)
+		p->opts->max_states = p->sc->states;
+	return 0;
+}
+
+void proc_interrupt(void)
+{
+	proc_interrupted = 1;
+}
+
+const char *proc_info(eng_frontend *fe)
+{
+	struct proc_fe *p = pf(fe);
+	return p->info[0] ? p->info : NULL;
 }

@@ -18,9 +18,28 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 
 /*
  * Override a scenario setting from the command line (key as in the scenario
- * file: "hash", "merge", "timeout", ...).  Returns 0, or -1 with err filled.
+ * file: "hash", "merge", "timeout", "depth", ...), before the search starts.
+ * "depth" and "states" are written into the eng_opts given to proc_open(),
+ * which must still be the caller's live options.  Returns 0, or -1 with err
+ * filled.
  */
 int proc_override(eng_frontend *fe, const char *key, const char *value, char *err,
 		  size_t errlen);
+
+/*
+ * After the run has started: how states were merged, e.g. "merge canonical"
+ * or "merge raw (no canonical records: falling back to raw)", for the
+ * summary and --json.  NULL before the target first ran.
+ */
+const char *proc_info(eng_frontend *fe);
+
+/*
+ * Async-signal-safe: make every process-mode wait in progress or to come
+ * return at once (the executor then fails with "interrupted"), so a
+ * SIGINT/SIGTERM handler that also calls eng_search_stop() is not held up by
+ * a target that hangs until its timeout.  Not undone: call it when cmc is
+ * ending.
+ */
+void proc_interrupt(void);
 
 #endif

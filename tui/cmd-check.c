@@ -10,11 +10,12 @@
 #include "cmd.h"
 #include "opts.h"
 #include "proc.h"
+#include "storeargs.h"
 
 extern const struct tui_cmd tui_cmd_check;
 
 enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
-       O_HASH, O_MERGE, O_TIMEOUT, O_SET };
+       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME };
 
 static const struct option check_longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
@@ -29,11 +30,16 @@ static const struct option check_longopts[] = {
 	{"merge", required_argument, NULL, O_MERGE},
 	{"timeout", required_argument, NULL, O_TIMEOUT},
 	{"set", required_argument, NULL, O_SET},
+	{"db", required_argument, NULL, O_DB},
+	{"no-store", no_argument, NULL, O_NOSTORE},
+	{"resume", required_argument, NULL, O_RESUME},
 	{0, 0, 0, 0},
 };
 
 struct check_args {
 	bool json;
+	const char *db, *resume; /* the store: tui/checkstore.c */
+	bool no_store;
 	int order;            /* -1: as the scenario says */
 	uint64_t max_depth, max_states, mem;
 	bool have_depth, have_states, keep_going, no_deadlock;
@@ -90,6 +96,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 		case O_TIMEOUT:
 			if (add_override(a, "timeout", optarg)) return TUI_EXIT_USAGE;
 			break;
+		case O_DB: a->db = optarg; break;
+		case O_NOSTORE: a->no_store = true; break;
+		case O_RESUME: a->resume = optarg; break;
 		case O_SET: {
 			char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg)
@@ -156,6 +165,15 @@ static int check_exec(int argc, char **argv)
 	l = tui_progress_listener();
 	eng_search_listen(s, &l);
 	tui_signals_stop(s);
+	struct tui_check_store *cs = tui_check_store_begin(a.db, a.no_store, a.resume, s, fe, a.target,
+							   &o, argc, argv, &rc);
+	if (rc) {
+		tui_signals_stop(NULL);
+		tui_report_free(rep);
+		eng_search_free(s);
+		fe->ops->destroy(fe);
+		return rc;
+	}
 
 	int run = eng_search_run(s);
 	const eng_stats *st = eng_search_stats(s);
@@ -167,6 +185,9 @@ static int check_exec(int argc, char **argv)
 		fprintf(stderr, "cmc check: %s\n", error);
 
 	rc = error ? TUI_EXIT_USAGE : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
+	if (tui_check_store_end(cs, error ? "error" : rc == TUI_EXIT_VIOLATION ? "violation"
+					     : tui_signals_caught() ? "interrupted" : "complete", st))
+		rc = TUI_EXIT_USAGE;
 	tui_signals_stop(NULL);
 	tui_report_free(rep);
 	eng_search_free(s);
@@ -188,6 +209,9 @@ const struct tui_cmd tui_cmd_check = {
 		"  --hash raw|canonical|both   process mode: what identifies a state\n"
 		"  --merge raw|canonical       process mode: which fingerprint merges states\n"
 		"  --timeout MS        process mode: per-operation timeout\n"
-		"  --set KEY=VALUE     process mode: override any scenario setting\n",
+		"  --set KEY=VALUE     process mode: override any scenario setting\n"
+		"  --db FILE           store the run in FILE (default ./cmc.db)\n"
+		"  --no-store          do not store the run\n"
+		"  --resume RUN        continue an interrupted breadth-first run of the same target\n",
 	.exec = check_exec,
 };

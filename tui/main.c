@@ -10,12 +10,18 @@
 
 extern const struct tui_cmd tui_cmd_check, tui_cmd_simulate, tui_cmd_replay, tui_cmd_models,
 	tui_cmd_help;
+extern const struct tui_cmd tui_cmd_runs, tui_cmd_show, tui_cmd_trace, tui_cmd_compare, tui_cmd_diff;
 
 const struct tui_cmd *const tui_cmd_table[] = {
 	&tui_cmd_check,
 	&tui_cmd_simulate,
 	&tui_cmd_replay,
 	&tui_cmd_models,
+	&tui_cmd_runs,
+	&tui_cmd_show,
+	&tui_cmd_trace,
+	&tui_cmd_compare,
+	&tui_cmd_diff,
 	&tui_cmd_help,
 	NULL,
 };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "proc.h"
 
 static eng_search *volatile sig_search;
 static volatile sig_atomic_t sig_count;
@@ -22,6 +23,7 @@ static void on_signal(int sig)
 	}
 	if (sig_search)
 		eng_search_stop(sig_search);
+	proc_interrupt(); /* a hanging target must not hold the stop up (h3) */
 }
 
 void tui_signals_stop(eng_search *s)

@@ -11,6 +11,7 @@ extern const struct cmc_model cmc_model_tcommit;
 extern const struct cmc_model cmc_model_twophase, cmc_model_twophase_bug;
 extern const struct cmc_model cmc_model_peterson;
 extern const struct cmc_model cmc_model_philosophers;
+extern const struct cmc_model cmc_model_bench_counters, cmc_model_bench_counters_small;
 
 const struct cmc_model *const cmc_builtin_models[] = {
 	&cmc_model_diehard,
@@ -20,5 +21,7 @@ const struct cmc_model *const cmc_builtin_models[] = {
 	&cmc_model_twophase_bug,
 	&cmc_model_peterson,
 	&cmc_model_philosophers,
+	&cmc_model_bench_counters,
+	&cmc_model_bench_counters_small,
 	NULL,
 };

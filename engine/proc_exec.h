@@ -1,0 +1,121 @@
+/*
+ * proc_exec.h — the executor interface of process mode: how the frontend
+ * (proc.c) gets a live target to a state and observes one operation from it.
+ *
+ * Two executors implement it: stateless replay (proc_replay.c: a fresh
+ * process per reach, the trace replayed; the correctness reference) and,
+ * later, fork snapshots (issue 8: the preload forks the quiescent target,
+ * each child takes one operation).  They must give identical observations.
+ *
+ * Protocol, per state the frontend expands:
+ *     reach(x, trace, n, &obs)      live target at the state after `trace`
+ *     apply(x, op, &obs)            observe the successor by op; the state
+ *     apply(x, op2, &obs)           reached by reach() stays the origin of
+ *     ...                           every apply until the next reach
+ *     release(x)                    nothing live is needed any more
+ * and destroy(x) once, which kills every process the executor started.
+ * A replay executor re-reaches (respawn + replay) inside apply when its live
+ * process has already moved on; a fork executor forks a child per apply.
+ */
+#ifndef CMC_PROC_EXEC_H
+#define CMC_PROC_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmc.h"
+#include "proc_scenario.h"
+
+/* A growable owned byte buffer.  Invariant: len <= size; p NULL iff size 0. */
+struct proc_buf {
+	uint8_t *p;
+	size_t len, size;
+};
+
+void proc_buf_set(struct proc_buf *b, const void *p, size_t n);
+void proc_buf_add(struct proc_buf *b, const void *p, size_t n);
+void proc_buf_free(struct proc_buf *b);
+
+/* Which fault an observation carries (ENG_OBS_FAULT); names reports. */
+enum proc_fault {
+	PROC_FAULT_NONE,
+	PROC_FAULT_START,    /* could not start / exited or failed during start-up */
+	PROC_FAULT_LISTEN,   /* tcp target never listened on its port */
+	PROC_FAULT_TIMEOUT,  /* not quiescent within the per-op timeout */
+	PROC_FAULT_FLOOD,    /* more output than reply-cap for one op */
+	PROC_FAULT_PROTOCOL, /* malformed canonical/control record, bad region header */
+	PROC_FAULT_HEAP,     /* the preload reported a fault (exhausted, base taken...) */
+	PROC_FAULT_STOPPED,  /* the target stopped (SIGSTOP, ptrace) */
+};
+
+const char *proc_fault_name(enum proc_fault f);
+
+/*
+ * An observation with the buffers its eng_obs points into.  The executor
+ * fills it; eng_obs pointers stay valid until the next fill or proc_obs_free.
+ * `reply` holds the output of the last operation only; `canon` the last
+ * complete canonical record of the whole run of the process so far.
+ */
+struct proc_obs {
+	eng_obs e;
+	struct proc_buf raw, canon, reply;
+	enum proc_fault fault;
+	char fault_msg[512];
+	char alloc_msg[200];    /* first failing allocator invariant (proc_alloc.c) */
+	double quiesce_s;       /* time from sending the op to quiescence */
+};
+
+void proc_obs_reset(struct proc_obs *o);
+void proc_obs_free(struct proc_obs *o);
+/* Point o->e's byte pointers at the buffers (after filling them). */
+void proc_obs_seal(struct proc_obs *o);
+
+/* Counters an executor keeps for the benchmark and -v output. */
+struct proc_exec_stats {
+	uint64_t spawns;        /* processes started */
+	uint64_t ops;           /* operations sent, replayed prefixes included */
+	double quiesce_s;       /* total time from send to quiescence */
+	double spawn_s;         /* total time from fork to start-up quiescence */
+	uint64_t replayed;      /* prefix operations re-executed */
+};
+
+struct proc_exec;
+struct proc_exec_ops {
+	const char *name;       /* "replay", "fork" */
+	/* Live target at the state after trace[0..n).  obs gets the observation
+	 * of that state (for n == 0: the initial state).  Returns 0; -1 when
+	 * the state could not be reached: for n == 0 a start-up failure (obs
+	 * carries the fault), for n > 0 a prefix that behaved differently from
+	 * before (x->err says how: the target is nondeterministic). */
+	int (*reach)(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs);
+	/* Observe the successor of the reached state by ops[op].  Returns 0
+	 * (faults, exits and crashes are observations, not errors) or -1 with
+	 * x->err when the origin could not be re-established. */
+	int (*apply)(struct proc_exec *x, unsigned op, struct proc_obs *obs);
+	void (*release)(struct proc_exec *x);
+	void (*destroy)(struct proc_exec *x);
+};
+
+/*
+ * The common part every executor embeds first.  `replies` holds, after
+ * reach(), the reply of each of the n steps of the trace (for property
+ * plugins); `sc` is not owned.
+ */
+struct proc_exec {
+	const struct proc_exec_ops *ops;
+	const struct proc_scenario *sc;
+	const char *preload;    /* path of libcmc-preload.so, or "" for none */
+	struct proc_buf *replies;
+	size_t nreplies, replies_cap;
+	struct proc_exec_stats st;
+	char err[1024];
+};
+
+struct proc_image;
+/* The stateless replay executor; img (what raw covers besides the heap) is
+ * not owned and outlives the executor. */
+struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *preload,
+				  const struct proc_image *img);
+
+#endif

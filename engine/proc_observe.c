@@ -1,0 +1,306 @@
+/*
+ * proc_observe.c — turning a quiescent (or ended) target into an
+ * observation: the raw fingerprint over the heap window the region header
+ * describes plus the chosen segments and symbols, the canonical record, the
+ * reply, the exit status or signal, and faults.  Also owns proc_buf and
+ * proc_obs, the buffers an observation lives in.
+ *
+ * Everything read here is untrusted: the region header is validated against
+ * its invariants (preload/cmc_region.h) before its offsets are used, memory
+ * is read with pread on /proc/PID/mem (a bad address is an error, not a
+ * crash), and what is kept is capped (raw-cap; the fingerprint still covers
+ * the whole window and ENG_OBS_RAW_OVER reports the cut copy).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "cmc_region.h"
+#include "proc_alloc.h"
+#include "proc_target.h"
+#include "util.h"
+
+/* ---- buffers ---------------------------------------------------------- */
+
+void proc_buf_add(struct proc_buf *b, const void *p, size_t n)
+{
+	if (!n)
+		return;
+	if (b->size - b->len < n) {
+		size_t want = b->size ? b->size : 256;
+		while (want - b->len < n)
+			want *= 2;
+		b->p = eng_xrealloc(b->p, want);
+		b->size = want;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+void proc_buf_set(struct proc_buf *b, const void *p, size_t n)
+{
+	b->len = 0;
+	proc_buf_add(b, p, n);
+}
+
+void proc_buf_free(struct proc_buf *b)
+{
+	free(b->p);
+	*b = (struct proc_buf){0};
+}
+
+void proc_obs_reset(struct proc_obs *o)
+{
+	o->raw.len = o->canon.len = o->reply.len = 0;
+	o->e = (eng_obs){0};
+	o->fault = PROC_FAULT_NONE;
+	o->fault_msg[0] = 0;
+	o->quiesce_s = 0;
+}
+
+void proc_obs_free(struct proc_obs *o)
+{
+	proc_buf_free(&o->raw);
+	proc_buf_free(&o->canon);
+	proc_buf_free(&o->reply);
+}
+
+void proc_obs_seal(struct proc_obs *o)
+{
+	o->e.raw_bytes = o->raw.len ? o->raw.p : NULL;
+	o->e.raw_len = o->raw.len;
+	o->e.canon_rec = (o->e.flags & ENG_OBS_CANON) ? (o->canon.p ? o->canon.p : (const uint8_t *)"") : NULL;
+	o->e.canon_len = o->canon.len;
+	o->e.reply = o->reply.len ? o->reply.p : NULL;
+	o->e.reply_len = o->reply.len;
+	if (o->fault != PROC_FAULT_NONE) {
+		o->e.flags |= ENG_OBS_FAULT;
+		o->e.fault = o->fault_msg;
+	} else
+		o->e.fault = NULL;
+}
+
+const char *proc_fault_name(enum proc_fault f)
+{
+	static const char *const names[] = {
+		[PROC_FAULT_NONE] = "none",       [PROC_FAULT_START] = "start",
+		[PROC_FAULT_LISTEN] = "listen",   [PROC_FAULT_TIMEOUT] = "timeout",
+		[PROC_FAULT_FLOOD] = "flood",     [PROC_FAULT_PROTOCOL] = "protocol",
+		[PROC_FAULT_HEAP] = "heap",       [PROC_FAULT_STOPPED] = "stopped",
+	};
+	return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "fault";
+}
+
+/* ---- raw memory ------------------------------------------------------- */
+
+/* The executable's load base, from /proc/PID/maps: the mapping of file
+ * offset 0 of the executable (ASLR is off, but read it, do not assume). */
+static bool load_base(struct proc_target *t, const struct proc_image *img)
+{
+	if (t->base_known || !img->pie)
+		return t->base_known = true;
+	char path[64], line[4400], exe[4096];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)t->pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = 0;
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)t->pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof line, f)) {
+		unsigned long long lo, off;
+		int pos = 0;
+		if (sscanf(line, "%llx-%*x %*s %llx %*s %*u %n", &lo, &off, &pos) < 2 || !pos)
+			continue;
+		char *name = line + pos;
+		name[strcspn(name, "\n")] = 0;
+		if (off == 0 && strcmp(name, exe) == 0) {
+			t->load_base = lo - img->first_vaddr;
+			t->base_known = true;
+			break;
+		}
+	}
+	fclose(f);
+	return t->base_known;
+}
+
+struct rawsum {
+	XXH3_state_t *h;
+	struct proc_obs *obs;
+	uint64_t cap, total;
+};
+
+/* Hash [addr, addr+len) of the target and keep what fits under the cap. */
+static int hash_range(struct proc_target *t, struct rawsum *rs, uint64_t addr, uint64_t len)
+{
+	uint8_t buf[65536];
+	uint64_t hdr[2] = {addr, len};
+	XXH3_128bits_update(rs->h, hdr, sizeof hdr);
+	while (len) {
+		size_t k = len < sizeof buf ? (size_t)len : sizeof buf;
+		ssize_t r = pread(t->mem_fd, buf, k, (off_t)addr);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		XXH3_128bits_update(rs->h, buf, (size_t)r);
+		if (rs->total < rs->cap) {
+			uint64_t room = rs->cap - rs->total;
+			proc_buf_add(&rs->obs->raw, buf, (size_t)r < room ? (size_t)r : (size_t)room);
+		}
+		rs->total += (uint64_t)r;
+		addr += (uint64_t)r;
+		len -= (uint64_t)r;
+	}
+	return 0;
+}
+
+/* Validate the region header (its invariants from cmc_region.h). */
+static const char *bad_header(const struct cmc_region_hdr *h, uint64_t base)
+{
+	if (h->magic != CMC_REGION_MAGIC) return "bad magic";
+	if (h->version != CMC_REGION_VERSION) return "unknown version";
+	if (h->hdr_size < sizeof *h) return "header too small";
+	if (h->base != base) return "base does not match its address";
+	if (h->size % 4096) return "size not page aligned";
+	if (!(h->hdr_size <= h->data_off && h->data_off <= h->used && h->used <= h->size))
+		return "offsets out of order (hdr_size <= data_off <= used <= size)";
+	if (h->data_off % 16) return "data_off not 16-aligned";
+	return NULL;
+}
+
+static void fault(struct proc_obs *obs, enum proc_fault f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void fault(struct proc_obs *obs, enum proc_fault f, const char *fmt, ...)
+{
+	if (obs->fault != PROC_FAULT_NONE)
+		return; /* the first fault is the one reported */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(obs->fault_msg, sizeof obs->fault_msg, fmt, ap);
+	va_end(ap);
+	obs->fault = f;
+}
+
+static void observe_raw(struct proc_target *t, const struct proc_image *img, struct proc_obs *obs)
+{
+	const struct proc_scenario *sc = t->sc;
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
+	struct rawsum rs = {&st, obs, sc->raw_cap, 0};
+	if (sc->raw_heap && t->preload_on) {
+		struct cmc_region_hdr h;
+		ssize_t r = pread(t->mem_fd, &h, sizeof h, (off_t)sc->heap_base);
+		const char *why = r == (ssize_t)sizeof h ? bad_header(&h, sc->heap_base) : "not mapped";
+		if (why) {
+			fault(obs, PROC_FAULT_PROTOCOL,
+			      "heap region at 0x%llx unreadable: %s (is the target dynamically linked, "
+			      "so that the preload loads?)", (unsigned long long)sc->heap_base, why);
+			return;
+		}
+		if (h.fault != CMC_FAULT_NONE)
+			fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
+		if (hash_range(t, &rs, sc->heap_base + h.data_off, h.used - h.data_off) < 0) {
+			fault(obs, PROC_FAULT_PROTOCOL, "heap window [0x%llx, 0x%llx) unreadable",
+			      (unsigned long long)(sc->heap_base + h.data_off),
+			      (unsigned long long)(sc->heap_base + h.used));
+			return;
+		}
+		proc_alloc_check(t, &h, obs); /* the heap window is the first of raw */
+	}
+	if (img->nranges && !load_base(t, img)) {
+		fault(obs, PROC_FAULT_PROTOCOL, "%s: cannot find the executable's load base in "
+		      "/proc/%d/maps", sc->exe, (int)t->pid);
+		return;
+	}
+	for (size_t i = 0; i < img->nranges; i++) {
+		uint64_t a = img->ranges[i].addr + (img->pie ? t->load_base : 0);
+		if (hash_range(t, &rs, a, img->ranges[i].len) < 0) {
+			fault(obs, PROC_FAULT_PROTOCOL, "%s: %s at 0x%llx (%llu bytes) unreadable", sc->exe,
+			      img->ranges[i].what, (unsigned long long)a,
+			      (unsigned long long)img->ranges[i].len);
+			return;
+		}
+	}
+	XXH128_hash_t d = XXH3_128bits_digest(&st);
+	obs->e.raw = (eng_fp){d.high64, d.low64};
+	if (eng_fp_zero(obs->e.raw))
+		obs->e.raw.lo = 1; /* zero means "absent" */
+	if (rs.total > rs.cap)
+		obs->e.flags |= ENG_OBS_RAW_OVER;
+}
+
+/* ---- the observation --------------------------------------------------- */
+
+static void observe_end(struct proc_target *t, struct proc_obs *obs)
+{
+	if (t->signaled) {
+		obs->e.flags |= ENG_OBS_SIGNALED;
+		obs->e.term_signal = WTERMSIG(t->status);
+	} else {
+		obs->e.flags |= ENG_OBS_EXITED;
+		obs->e.exit_status = WEXITSTATUS(t->status);
+	}
+	/* The preload's fault convention: a control record and 112 + code. */
+	const struct proc_buf *c = &t->ctl.last;
+	uint32_t code = 0;
+	if (c->len >= 8 && (c->p[0] | c->p[1] << 8 | c->p[2] << 16 | (uint32_t)c->p[3] << 24) == CMC_CTL_FAULT)
+		code = c->p[4] | c->p[5] << 8 | c->p[6] << 16 | (uint32_t)c->p[7] << 24;
+	else if (!t->signaled && WEXITSTATUS(t->status) > CMC_FAULT_EXIT_BASE &&
+		 WEXITSTATUS(t->status) <= CMC_FAULT_EXIT_BASE + (int)CMC_FAULT_MAX)
+		code = (uint32_t)(WEXITSTATUS(t->status) - CMC_FAULT_EXIT_BASE);
+	if (code) {
+		/* The message is target bytes: bounded here, escaped by printers. */
+		int mlen = c->len > 8 ? (int)(c->len - 8 < 300 ? c->len - 8 : 300) : 0;
+		fault(obs, PROC_FAULT_HEAP, "preload fault %u%s%.*s", code, mlen ? ": " : "", mlen,
+		      mlen ? (const char *)c->p + 8 : "");
+	}
+}
+
+void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
+		  struct proc_obs *obs)
+{
+	proc_buf_set(&obs->reply, t->reply.p, t->reply.len);
+	if (t->canon.complete) {
+		obs->e.flags |= ENG_OBS_CANON;
+		proc_buf_set(&obs->canon, t->canon.last.p, t->canon.last.len);
+		obs->e.canon = eng_fp_of(obs->canon.p ? obs->canon.p : (const uint8_t *)"", obs->canon.len);
+	}
+	switch (w) {
+	case PROC_QUIESCENT:
+		observe_raw(t, img, obs);
+		break;
+	case PROC_GONE:
+		observe_end(t, obs);
+		break;
+	case PROC_TIMEOUT:
+		fault(obs, PROC_FAULT_TIMEOUT, "target not quiescent after %u ms (hung, or waiting on "
+		      "something other than its input)", t->sc->timeout_ms);
+		break;
+	case PROC_FLOOD:
+		fault(obs, PROC_FAULT_FLOOD, "target wrote more than %llu bytes for one operation "
+		      "(reply-cap)", (unsigned long long)t->reply_cap);
+		break;
+	case PROC_BADCHAN:
+		fault(obs, PROC_FAULT_PROTOCOL, "malformed record on the %s fd (bad magic or length)",
+		      t->canon.bad ? "canonical" : "control");
+		break;
+	case PROC_STOPPED:
+		fault(obs, PROC_FAULT_STOPPED, "target stopped (state T)");
+		break;
+	case PROC_INTERRUPTED:
+		fault(obs, PROC_FAULT_START, "interrupted");
+		break;
+	}
+	proc_obs_seal(obs);
+}

@@ -1,0 +1,33 @@
+/*
+ * proc_prop.h — process-mode properties (proc_prop.c): built-ins and
+ * plugins, evaluated on a state's observation.  Private to engine/proc*.
+ */
+#ifndef CMC_PROC_PROP_H
+#define CMC_PROC_PROP_H
+
+#include "proc_exec.h"
+#include "proc_scenario.h"
+
+struct proc_props;
+
+/* What a property sees of one state: its trace (n op indices), the replies
+ * to the first nprefix steps, and the observation after the last step
+ * (whose reply is the last step's). */
+struct proc_state_view {
+	const uint16_t *trace;
+	size_t n;
+	const struct proc_buf *prefix;
+	size_t nprefix;
+	const struct proc_obs *obs;
+};
+
+/* Load the scenario's plugins (may rename their properties in sc).  NULL
+ * with "file:line: expected ..." in err. */
+struct proc_props *proc_props_load(struct proc_scenario *sc, char *err, size_t errlen);
+void proc_props_free(struct proc_props *pp);
+
+/* The first violated property's name (msg explains), or NULL. */
+const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view *v, char *msg,
+			    size_t msglen);
+
+#endif

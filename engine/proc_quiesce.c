@@ -1,0 +1,424 @@
+/*
+ * proc_quiesce.c — deciding, exactly and without sleeping, that the target
+ * has finished an operation: it has consumed every byte cmc sent AND it is
+ * blocked waiting for more input.
+ *
+ *   consumed  stdin: FIONREAD on cmc's end of the pipe is 0.
+ *             tcp:   SIOCOUTQ on cmc's socket is 0 (everything sent was
+ *                    acknowledged, i.e. sits in the target's receive queue or
+ *                    was read) and the target's end of the connection, found
+ *                    through sock_diag by its port pair, has no unread bytes
+ *                    and an inode (a connection still in the accept queue
+ *                    has inode 0: not yet accepted).
+ *             tcp before connecting: a socket listens on the port.
+ *   blocked   /proc/PID/syscall names a read-family call (read, readv,
+ *             recv*, poll, select, epoll_wait, accept; for stdin a read on
+ *             fd 0), /proc/PID/stat says S (asleep), and /proc/PID/syscall
+ *             reads the same again: the target went back to sleep after
+ *             taking the bytes, it is not merely about to return.
+ * glibc's stdio reads go through the read syscall, so fgets/scanf programs
+ * are seen the same way as read() programs.
+ *
+ * Waiting: a short phase of sched_yield() between checks (the target usually
+ * answers within tens of microseconds), then poll() on the output pipes with
+ * a 1 ms timeout as the scheduling point.  Output is drained at every turn
+ * (a target blocked writing to a full pipe is not quiescent).  The per-op
+ * timeout only turns a hang into a reported fault.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "proc_target.h"
+#include "util.h"
+
+#define SPIN_S 0.0005   /* yield-and-check this long before poll()ing */
+
+volatile sig_atomic_t proc_interrupted;
+
+/* ---- record channels --------------------------------------------------- */
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
+{
+	while (n && !c->bad) {
+		if (c->hdr_got < 8) {
+			size_t k = 8 - c->hdr_got < n ? 8 - c->hdr_got : n;
+			memcpy(c->hdr + c->hdr_got, p, k);
+			c->hdr_got += k;
+			p += k;
+			n -= k;
+			if (c->hdr_got < 8)
+				return;
+			if (le32(c->hdr) != c->magic || le32(c->hdr + 4) > c->max) {
+				c->bad = true;
+				return;
+			}
+			c->want = le32(c->hdr + 4);
+			c->cur.len = 0;
+		}
+		size_t k = c->want - c->cur.len < n ? c->want - c->cur.len : n;
+		proc_buf_add(&c->cur, p, k);
+		p += k;
+		n -= k;
+		if (c->cur.len == c->want) {
+			/* complete: it becomes the last record */
+			struct proc_buf tmp = c->last;
+			c->last = c->cur;
+			c->cur = tmp;
+			c->cur.len = 0;
+			c->hdr_got = 0;
+			c->complete++;
+		}
+	}
+}
+
+/* Read what is there; false on EOF or error (the fd is then closed). */
+static bool drain_fd(int *fd, struct proc_target *t, struct proc_chan *c)
+{
+	uint8_t buf[65536];
+	while (*fd >= 0) {
+		ssize_t r = read(*fd, buf, sizeof buf);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN)
+			return true;
+		if (r <= 0) {
+			close(*fd);
+			*fd = -1;
+			return false;
+		}
+		if (c) {
+			proc_chan_feed(c, buf, (size_t)r);
+			continue;
+		}
+		/* Output: keep at most reply_cap bytes per operation. */
+		size_t room = t->reply.len < t->reply_cap ? t->reply_cap - t->reply.len : 0;
+		proc_buf_add(&t->reply, buf, (size_t)r < room ? (size_t)r : room);
+		if ((size_t)r > room)
+			t->flood = true;
+	}
+	return false;
+}
+
+bool proc_target_drain(struct proc_target *t)
+{
+	/* A tcp target answers on the connection; its stdout and stderr count
+	 * as reply too. */
+	if (t->transport == PROC_TCP && t->connected && t->in_fd >= 0)
+		drain_fd(&t->in_fd, t, NULL);
+	drain_fd(&t->out_fd, t, NULL);
+	drain_fd(&t->canon.fd, t, &t->canon);
+	drain_fd(&t->ctl.fd, t, &t->ctl);
+	return !t->flood && !t->canon.bad && !t->ctl.bad;
+}
+
+bool proc_target_reap(struct proc_target *t)
+{
+	if (t->pid <= 0)
+		return true;
+	int st;
+	pid_t r = waitpid(t->pid, &st, WNOHANG);
+	if (r == t->pid) {
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			t->status = st;
+			t->exited = WIFEXITED(st);
+			t->signaled = WIFSIGNALED(st);
+			t->pid = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- the kernel's view ------------------------------------------------ */
+
+static ssize_t pread_all(int fd, char *buf, size_t n)
+{
+	ssize_t r;
+	while ((r = pread(fd, buf, n - 1, 0)) < 0 && errno == EINTR)
+		;
+	if (r >= 0)
+		buf[r] = 0;
+	return r;
+}
+
+/* A read-family syscall that means "waiting for input". */
+static bool waiting_call(long nr, unsigned long a0, const struct proc_target *t)
+{
+	switch (nr) {
+	case SYS_read:
+	case SYS_readv:
+	case SYS_pread64:
+	case SYS_preadv:
+	case SYS_preadv2:
+		/* A stdin program waits on fd 0; a tcp server on its socket,
+		 * whose number cmc does not know (the queues decide). */
+		return t->transport == PROC_TCP || a0 == 0;
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_recvmmsg:
+	case SYS_poll:
+	case SYS_ppoll:
+	case SYS_select:
+	case SYS_pselect6:
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+	case SYS_accept:
+	case SYS_accept4:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The syscall the target sleeps in, as "nr a0" text; false when running. */
+static bool sys_line(const struct proc_target *t, char *buf, size_t n, long *nr, unsigned long *a0)
+{
+	if (pread_all(t->sys_fd, buf, n) <= 0)
+		return false;
+	char *end;
+	*nr = strtol(buf, &end, 10);
+	if (end == buf)
+		return false; /* "running" */
+	*a0 = strtoul(end, NULL, 0);
+	return true;
+}
+
+static char proc_state(const struct proc_target *t)
+{
+	char buf[512];
+	if (pread_all(t->stat_fd, buf, sizeof buf) <= 0)
+		return '?';
+	char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * The target's side of the connection, asked of the kernel through
+ * sock_diag netlink (reading /proc/net/tcp costs milliseconds when many
+ * sockets linger in TIME_WAIT).  An exact lookup by the 4-tuple gives the
+ * socket's unread bytes (rqueue) and inode (0 while still in the accept
+ * queue); a dump of listening sockets answers "does it listen yet".
+ */
+struct diag_req {
+	struct nlmsghdr nh;
+	struct inet_diag_req_v2 r;
+};
+
+static int diag_socket(struct proc_target *t)
+{
+	if (t->diag_fd < 0)
+		t->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return t->diag_fd;
+}
+
+/* Send one request and walk the answers; fn returns true to stop early.
+ * Returns true when fn stopped it. */
+static bool diag_ask(struct proc_target *t, struct diag_req *q,
+		     bool (*fn)(const struct inet_diag_msg *, void *), void *ctx)
+{
+	int fd = diag_socket(t);
+	if (fd < 0)
+		return false;
+	q->nh.nlmsg_len = sizeof *q;
+	q->nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	q->r.sdiag_protocol = IPPROTO_TCP;
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
+	if (sendto(fd, q, sizeof *q, 0, (struct sockaddr *)&sa, sizeof sa) < 0)
+		return false;
+	long buf[8192 / sizeof(long)];
+	bool hit = false;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof buf, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return hit;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				return hit;
+			if (!hit && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+				hit = fn(NLMSG_DATA(h), ctx);
+			if (!(q->nh.nlmsg_flags & NLM_F_DUMP))
+				return hit;
+		}
+	}
+}
+
+static bool is_port(const struct inet_diag_msg *m, void *ctx)
+{
+	return ntohs(m->id.idiag_sport) == *(const uint16_t *)ctx;
+}
+
+static bool listening(struct proc_target *t)
+{
+	for (int fam = 0; fam < 2; fam++) {
+		struct diag_req q = {.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP};
+		q.r.sdiag_family = fam ? AF_INET6 : AF_INET;
+		q.r.idiag_states = 1u << 10; /* TCP_LISTEN */
+		if (diag_ask(t, &q, is_port, &t->port))
+			return true;
+	}
+	return false;
+}
+
+bool proc_tcp_listening(uint16_t port)
+{
+	struct proc_target t = {.diag_fd = -1, .port = port};
+	bool r = listening(&t);
+	if (t.diag_fd >= 0)
+		close(t.diag_fd);
+	return r;
+}
+
+static bool conn_drained(const struct inet_diag_msg *m, void *ctx)
+{
+	*(bool *)ctx = m->idiag_rqueue == 0 && m->idiag_inode != 0;
+	return true;
+}
+
+/* The target's end: local port = its port, remote = ours; IPv4, or an IPv6
+ * socket with v4-mapped addresses when it listens on ::. */
+static bool target_drained(struct proc_target *t)
+{
+	for (int fam = 0; fam < 2; fam++) {
+		struct diag_req q = {.nh.nlmsg_flags = NLM_F_REQUEST};
+		q.r.sdiag_family = fam ? AF_INET6 : AF_INET;
+		q.r.idiag_states = ~0u;
+		q.r.id.idiag_sport = htons(t->port);
+		q.r.id.idiag_dport = htons(t->client_port);
+		q.r.id.idiag_cookie[0] = q.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+		uint32_t lo = htonl(INADDR_LOOPBACK);
+		if (fam) {
+			q.r.id.idiag_src[2] = q.r.id.idiag_dst[2] = htonl(0xffff);
+			q.r.id.idiag_src[3] = q.r.id.idiag_dst[3] = lo;
+		} else
+			q.r.id.idiag_src[0] = q.r.id.idiag_dst[0] = lo;
+		bool drained = false;
+		if (diag_ask(t, &q, conn_drained, &drained))
+			return drained;
+	}
+	return false;
+}
+
+static bool input_consumed(struct proc_target *t)
+{
+	int n = 0;
+	if (t->transport == PROC_STDIN)
+		return t->in_fd >= 0 && ioctl(t->in_fd, FIONREAD, &n) == 0 && n == 0;
+	if (!t->connected)
+		return listening(t);
+	if (t->in_fd < 0)
+		return false; /* the target closed the connection: it should exit */
+	if (ioctl(t->in_fd, SIOCOUTQ, &n) < 0 || n != 0)
+		return false;
+	return target_drained(t);
+}
+
+static bool quiescent(struct proc_target *t)
+{
+	char a[256], b[256];
+	long nr, nr2;
+	unsigned long a0, a02;
+	if (!input_consumed(t))
+		return false;
+	if (!sys_line(t, a, sizeof a, &nr, &a0) || !waiting_call(nr, a0, t))
+		return false;
+	if (t->transport == PROC_TCP && t->connected && (nr == SYS_accept || nr == SYS_accept4))
+		return false; /* connected but not yet accepted */
+	if (proc_state(t) != 'S')
+		return false;
+	return sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0;
+}
+
+/* ---- one step --------------------------------------------------------- */
+
+enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, size_t len,
+				unsigned timeout_ms, double *elapsed_s)
+{
+	double t0 = eng_now(), deadline = t0 + timeout_ms / 1000.0;
+	size_t sent = 0;
+	enum proc_wait w;
+	t->reply.len = 0;
+	t->flood = false;
+	for (;;) {
+		if (proc_interrupted) {
+			w = PROC_INTERRUPTED;
+			break;
+		}
+		if (sent < len && t->in_fd >= 0) {
+			ssize_t r = t->transport == PROC_TCP
+					    ? send(t->in_fd, bytes + sent, len - sent, MSG_NOSIGNAL)
+					    : write(t->in_fd, bytes + sent, len - sent);
+			if (r > 0)
+				sent += (size_t)r;
+			else if (r < 0 && errno != EAGAIN && errno != EINTR)
+				sent = len; /* the target closed its input: it will exit or hang */
+		}
+		if (!proc_target_drain(t)) {
+			w = t->flood ? PROC_FLOOD : PROC_BADCHAN;
+			break;
+		}
+		if (proc_target_reap(t)) {
+			proc_target_drain(t);
+			w = PROC_GONE;
+			break;
+		}
+		if (sent == len && quiescent(t)) {
+			/* Whatever it wrote before blocking is in the pipes now. */
+			if (!proc_target_drain(t)) {
+				w = t->flood ? PROC_FLOOD : PROC_BADCHAN;
+				break;
+			}
+			w = PROC_QUIESCENT;
+			break;
+		}
+		char st = proc_state(t);
+		if (st == 'T' || st == 't') {
+			w = PROC_STOPPED;
+			break;
+		}
+		double now = eng_now();
+		if (now > deadline) {
+			w = PROC_TIMEOUT;
+			break;
+		}
+		if (now - t0 < SPIN_S) {
+			sched_yield();
+			continue;
+		}
+		struct pollfd p[3];
+		int n = 0;
+		if (t->out_fd >= 0) p[n++] = (struct pollfd){.fd = t->out_fd, .events = POLLIN};
+		if (t->canon.fd >= 0) p[n++] = (struct pollfd){.fd = t->canon.fd, .events = POLLIN};
+		if (t->ctl.fd >= 0) p[n++] = (struct pollfd){.fd = t->ctl.fd, .events = POLLIN};
+		if (poll(p, (nfds_t)n, 1) < 0 && errno != EINTR)
+			eng_die("poll: %s", strerror(errno));
+	}
+	if (elapsed_s)
+		*elapsed_s = eng_now() - t0;
+	return w;
+}

@@ -1,0 +1,171 @@
+/*
+ * proc_replay.c — the stateless replay executor: to reach a state, start a
+ * fresh target and replay the state's trace; to apply an operation, send it
+ * and observe.  When the live process has already moved past the origin (a
+ * previous apply), the origin is re-established by another fresh replay.
+ * Slow (exec + prefix per successor) but simple, and the reference the fork
+ * executor must agree with.
+ *
+ * Owns at most one live target at a time; release() and destroy() kill it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc_target.h"
+#include "util.h"
+
+struct replay {
+	struct proc_exec x;     /* first: the common part */
+	const struct proc_image *img;
+	struct proc_target *t;  /* live target or NULL */
+	bool at_origin;         /* t is at the state after trace */
+	uint16_t *trace;        /* the origin's trace */
+	size_t n, cap;
+	struct proc_obs scratch;
+};
+
+static void kill_live(struct replay *r)
+{
+	proc_target_kill(r->t);
+	r->t = NULL;
+	r->at_origin = false;
+}
+
+static void keep_reply(struct proc_exec *x, size_t i, const struct proc_buf *b)
+{
+	if (i >= x->replies_cap) {
+		size_t nc = x->replies_cap ? x->replies_cap * 2 : 16;
+		while (nc <= i)
+			nc *= 2;
+		x->replies = eng_xrealloc(x->replies, nc * sizeof *x->replies);
+		memset(x->replies + x->replies_cap, 0, (nc - x->replies_cap) * sizeof *x->replies);
+		x->replies_cap = nc;
+	}
+	proc_buf_set(&x->replies[i], b->p, b->len);
+	if (i + 1 > x->nreplies)
+		x->nreplies = i + 1;
+}
+
+/* Fresh target, prefix replayed; obs (may be NULL) gets the final state. */
+static int replay_to_origin(struct replay *r, struct proc_obs *obs)
+{
+	struct proc_exec *x = &r->x;
+	const struct proc_scenario *sc = x->sc;
+	struct proc_obs *o = obs ? obs : &r->scratch;
+	kill_live(r);
+	proc_obs_reset(o);
+	x->nreplies = 0;
+	r->t = proc_target_start(sc, x->preload, o, &x->st.spawn_s);
+	x->st.spawns++;
+	if (!r->t) {
+		proc_obs_seal(o);
+		snprintf(x->err, sizeof x->err, "%s", o->fault_msg);
+		return -1;
+	}
+	enum proc_wait w = PROC_QUIESCENT;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct proc_op *op = &sc->ops[r->trace[i]];
+		double el = 0;
+		w = proc_target_step(r->t, op->bytes, op->len, sc->timeout_ms, &el);
+		x->st.ops++;
+		x->st.replayed++;
+		x->st.quiesce_s += el;
+		keep_reply(x, i, &r->t->reply);
+		if (w == PROC_INTERRUPTED) {
+			snprintf(x->err, sizeof x->err, "interrupted");
+			kill_live(r);
+			return -1;
+		}
+		if (w != PROC_QUIESCENT) {
+			proc_obs_reset(o);
+			proc_observe(r->t, r->img, w, o);
+			snprintf(x->err, sizeof x->err,
+				 "nondeterministic target: replaying step %zu (%.100s) of a trace that "
+				 "succeeded before, the target now %s%s%.600s", i + 1, op->label,
+				 w == PROC_GONE ? "ended" : "failed",
+				 o->fault != PROC_FAULT_NONE ? ": " : "", o->fault_msg);
+			kill_live(r);
+			return -1;
+		}
+	}
+	if (obs) {
+		proc_obs_reset(obs);
+		proc_observe(r->t, r->img, w, obs);
+	}
+	r->at_origin = true;
+	return 0;
+}
+
+static int replay_reach(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs)
+{
+	struct replay *r = (struct replay *)x;
+	if (n > r->cap) {
+		r->cap = n * 2;
+		r->trace = eng_xrealloc(r->trace, r->cap * sizeof *r->trace);
+	}
+	if (n)
+		memcpy(r->trace, trace, n * sizeof *trace);
+	r->n = n;
+	return replay_to_origin(r, obs);
+}
+
+static int replay_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
+{
+	struct replay *r = (struct replay *)x;
+	const struct proc_scenario *sc = x->sc;
+	if (!r->at_origin && replay_to_origin(r, NULL) < 0)
+		return -1;
+	r->at_origin = false;
+	proc_obs_reset(obs);
+	double el = 0;
+	enum proc_wait w = proc_target_step(r->t, sc->ops[op].bytes, sc->ops[op].len, sc->timeout_ms, &el);
+	x->st.ops++;
+	x->st.quiesce_s += el;
+	obs->quiesce_s = el;
+	if (w == PROC_INTERRUPTED) {
+		snprintf(x->err, sizeof x->err, "interrupted");
+		kill_live(r);
+		return -1;
+	}
+	proc_observe(r->t, r->img, w, obs);
+	if (w != PROC_QUIESCENT)
+		kill_live(r);
+	return 0;
+}
+
+static void replay_release(struct proc_exec *x)
+{
+	kill_live((struct replay *)x);
+}
+
+static void replay_destroy(struct proc_exec *x)
+{
+	struct replay *r = (struct replay *)x;
+	kill_live(r);
+	for (size_t i = 0; i < x->replies_cap; i++)
+		proc_buf_free(&x->replies[i]);
+	free(x->replies);
+	proc_obs_free(&r->scratch);
+	free(r->trace);
+	free(r);
+}
+
+static const struct proc_exec_ops replay_ops = {
+	.name = "replay",
+	.reach = replay_reach,
+	.apply = replay_apply,
+	.release = replay_release,
+	.destroy = replay_destroy,
+};
+
+struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *preload,
+				  const struct proc_image *img)
+{
+	struct replay *r = eng_xcalloc(1, sizeof *r);
+	r->x.ops = &replay_ops;
+	r->x.sc = sc;
+	r->x.preload = preload;
+	r->img = img;
+	return &r->x;
+}

@@ -1,0 +1,102 @@
+/*
+ * proc_scenario.h — a parsed scenario file: what process mode runs and how.
+ * The format is documented in share/scenario.md; proc_scenario.c parses it.
+ * Private to engine/proc*.c.
+ *
+ * Ownership: a proc_scenario owns every string and array it points to;
+ * proc_scenario_free() releases them all.
+ */
+#ifndef CMC_PROC_SCENARIO_H
+#define CMC_PROC_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum proc_transport { PROC_STDIN, PROC_TCP };
+
+/* Which fingerprint identifies (deduplicates) states. */
+enum proc_ident {
+	PROC_ID_AUTO,   /* canonical when the initial state emitted a record, else raw */
+	PROC_ID_RAW,
+	PROC_ID_CANON,
+	PROC_ID_BOTH,   /* the pair (raw, canonical): the finer identity */
+};
+
+/* Invariant: len bytes in bytes (may contain NULs); label is unique among ops. */
+struct proc_op {
+	char *label;
+	uint8_t *bytes;
+	size_t len;
+	bool once;          /* applied at most once along a trace */
+};
+
+enum proc_prop_kind {
+	PROC_PROP_CRASH,    /* no death by signal (always on) */
+	PROC_PROP_EXIT,     /* when the target exits, its status is `status` */
+	PROC_PROP_REPLY,    /* the reply to op `label` (NULL: any op) matches `pattern` */
+	PROC_PROP_ALLOC,    /* the allocator's invariants hold (issue 7) */
+	PROC_PROP_PLUGIN,   /* a shared object's cmc_property_check() */
+};
+
+struct proc_prop {
+	enum proc_prop_kind kind;
+	int status;
+	char *label;        /* REPLY: op label or NULL */
+	char *pattern;      /* REPLY: fnmatch(3) pattern */
+	char *path;         /* PLUGIN: resolved path of the .so */
+	char *arg;          /* PLUGIN: optional argument, may be NULL */
+	char *name;         /* property name in reports */
+	int line;           /* where it was declared */
+};
+
+#define PROC_MAX_OPS 4096u
+#define PROC_MAX_SYMBOLS 64u
+
+/*
+ * Invariants: argc >= 1 and argv[argc] == NULL; argv[0] is an absolute or
+ * scenario-relative path resolved at parse time (or a bare name searched in
+ * PATH); nops >= 1; every label distinct; timeout_ms > 0; raw_cap > 0.
+ */
+struct proc_scenario {
+	char *path;             /* the scenario file as given */
+	char *dir;              /* its directory (relative paths resolve here) */
+	char **argv;            /* words; "{port}" is substituted at spawn time */
+	size_t argc;
+	char *exe;              /* resolved executable path */
+	char **env;             /* extra NAME=VALUE for the target */
+	size_t nenv;
+	char *cwd;              /* target's working directory (NULL: inherit) */
+	enum proc_transport transport;
+	struct proc_op *ops;
+	size_t nops;
+	uint32_t depth;         /* 0: unbounded (engine levels: init = 1) */
+	uint64_t states;        /* 0: unbounded */
+	enum proc_ident ident;  /* from `hash`/`merge` */
+	bool ident_set;
+	bool raw_heap, raw_segments;
+	char **raw_symbols;
+	size_t nsymbols;
+	uint64_t raw_cap;       /* bytes of raw window kept in observations */
+	unsigned timeout_ms;    /* per operation (and for start-up) */
+	uint64_t heap_base, heap_size;
+	uint64_t reply_cap;     /* bytes of output per operation; more is a flood */
+	int canon_fd;
+	bool line_buffer;
+	struct proc_prop *props;
+	size_t nprops;
+};
+
+/* Parse `path`.  NULL on error with "file:line: expected ..." in err. */
+struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t errlen);
+void proc_scenario_free(struct proc_scenario *sc);
+
+/* Apply one `key value` setting as if it were a scenario line (for
+ * command-line overrides).  0, or -1 with err filled. */
+int proc_scenario_set(struct proc_scenario *sc, const char *key, const char *value,
+		      char *err, size_t errlen);
+
+/* Parse a byte count ("4096", "64K", "1M", "0x1000"); -1 on junk. */
+int proc_parse_size(const char *s, uint64_t *out);
+
+#endif

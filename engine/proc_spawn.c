@@ -1,0 +1,403 @@
+/*
+ * proc_spawn.c — starting a target: a fresh process group that dies with
+ * cmc (PR_SET_PDEATHSIG), ASLR off (personality ADDR_NO_RANDOMIZE), a small
+ * fixed environment with the preload and its CMC_* variables, fds 0/1/2,
+ * the canonical fd and the control fd wired to pipes cmc reads, everything
+ * else closed.  Then start-up: wait until the target is quiescent; for tcp,
+ * until it listens on the port cmc chose, then connect and wait again.
+ *
+ * Owns killing: proc_target_kill() is the only way a target ends early, and
+ * it kills the whole group and reaps, so no process outlives its executor.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmc_region.h"
+#include "proc_target.h"
+#include "util.h"
+
+/* A free loopback port right now (the target binds it a moment later). */
+static uint16_t free_port(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return 0;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof a;
+	uint16_t port = 0;
+	if (bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(s, (struct sockaddr *)&a, &al) == 0)
+		port = ntohs(a.sin_port);
+	close(s);
+	return port;
+}
+
+/* argv with every "{port}" replaced. */
+static char **build_argv(const struct proc_scenario *sc, uint16_t port)
+{
+	char **av = eng_xcalloc(sc->argc + 1, sizeof(char *));
+	char ps[8];
+	snprintf(ps, sizeof ps, "%u", port);
+	for (size_t i = 0; i < sc->argc; i++) {
+		const char *w = sc->argv[i];
+		size_t n = strlen(w) + 1, cnt = 0;
+		for (const char *q = w; (q = strstr(q, "{port}")); q += 6)
+			cnt++;
+		char *o = eng_xmalloc(n + cnt * 8), *d = o;
+		for (const char *q = w; *q;) {
+			if (!strncmp(q, "{port}", 6)) {
+				d += sprintf(d, "%s", ps);
+				q += 6;
+			} else
+				*d++ = *q++;
+		}
+		*d = 0;
+		av[i] = o;
+	}
+	return av;
+}
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	char buf[4200];
+	va_list ap;
+	va_start(ap, f);
+	vsnprintf(buf, sizeof buf, f, ap);
+	va_end(ap);
+	return eng_xstrdup(buf);
+}
+
+/* The target's whole environment: fixed, so runs repeat. */
+static char **build_env(const struct proc_scenario *sc, const char *preload, size_t *n)
+{
+	char **env = eng_xcalloc(16 + sc->nenv, sizeof(char *));
+	size_t k = 0;
+	env[k++] = eng_xstrdup("PATH=/usr/local/bin:/usr/bin:/bin");
+	env[k++] = eng_xstrdup("LC_ALL=C");
+	env[k++] = eng_xstrdup("TZ=UTC");
+	env[k++] = eng_xstrdup("HOME=/nonexistent");
+	if (preload && *preload)
+		env[k++] = fmt("LD_PRELOAD=%s", preload);
+	env[k++] = fmt("CMC_HEAP_BASE=0x%llx", (unsigned long long)sc->heap_base);
+	env[k++] = fmt("CMC_HEAP_SIZE=%llu", (unsigned long long)sc->heap_size);
+	env[k++] = fmt("CMC_CTL_FD=%d", PROC_CTL_FD);
+	env[k++] = fmt("CMC_CANON_FD=%d", sc->canon_fd);
+	if (sc->line_buffer)
+		env[k++] = eng_xstrdup("CMC_LINEBUF=1");
+	for (size_t i = 0; i < sc->nenv; i++)
+		env[k++] = eng_xstrdup(sc->env[i]);
+	env[k] = NULL;
+	*n = k;
+	return env;
+}
+
+static void free_vec(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* In the child: put `from` at `to` (from is a high fd, CLOEXEC). */
+static void child_fd(int from, int to)
+{
+	if (dup2(from, to) < 0)
+		_exit(127);
+}
+
+static _Noreturn void child(const struct proc_scenario *sc, char **av, char **env, int in_r,
+			    int out_w, int canon_w, int ctl_w, int errp)
+{
+	int e;
+	sigset_t all;
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The parent may have died between fork and prctl. */
+	if (getppid() == 1)
+		_exit(127);
+	if (personality(ADDR_NO_RANDOMIZE) < 0)
+		goto fail;
+	if (sc->cwd && chdir(sc->cwd) < 0)
+		goto fail;
+	/* Move the pipe ends above every target fd first, so dup2 never
+	 * clobbers one we still need. */
+	int hi_in = fcntl(in_r, F_DUPFD_CLOEXEC, 100);
+	int hi_out = fcntl(out_w, F_DUPFD_CLOEXEC, 100);
+	int hi_canon = fcntl(canon_w, F_DUPFD_CLOEXEC, 100);
+	int hi_ctl = fcntl(ctl_w, F_DUPFD_CLOEXEC, 100);
+	int hi_err = fcntl(errp, F_DUPFD_CLOEXEC, 100);
+	if (hi_in < 0 || hi_out < 0 || hi_canon < 0 || hi_ctl < 0 || hi_err < 0)
+		goto fail;
+	errp = hi_err;
+	child_fd(hi_in, 0);
+	child_fd(hi_out, 1);
+	child_fd(hi_out, 2);
+	child_fd(hi_canon, sc->canon_fd);
+	child_fd(hi_ctl, PROC_CTL_FD);
+	/* Everything else is closed: fds between 3 and 99 that are not ours,
+	 * and the high copies (CLOEXEC, gone at exec; errp must survive until
+	 * then). */
+	for (int fd = 3; fd < 100; fd++)
+		if (fd != sc->canon_fd && fd != PROC_CTL_FD)
+			close(fd);
+	execve(sc->exe, av, env);
+fail:
+	e = errno;
+	if (write(errp, &e, sizeof e) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+static void set_nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int open_proc(pid_t pid, const char *what)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void describe_end(struct proc_target *t, struct proc_obs *obs, const char *when)
+{
+	if (t->signaled)
+		snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: target died on signal %d (%s) %s",
+			 t->sc->exe, WTERMSIG(t->status), strsignal(WTERMSIG(t->status)), when);
+	else
+		snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: target exited with status %d %s",
+			 t->sc->exe, WEXITSTATUS(t->status), when);
+}
+
+/* Connect to the target's port; returns the socket or -1. */
+static int tcp_connect(struct proc_target *t)
+{
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -1;
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(t->port),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
+		close(s);
+		return -1;
+	}
+	int one = 1;
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	socklen_t al = sizeof a;
+	getsockname(s, (struct sockaddr *)&a, &al);
+	t->client_port = ntohs(a.sin_port);
+	set_nonblock(s);
+	return s;
+}
+
+struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
+				      struct proc_obs *obs, double *spawn_s)
+{
+	double t0 = eng_now();
+	struct proc_target *t = eng_xcalloc(1, sizeof *t);
+	t->sc = sc;
+	t->preload_on = preload && *preload;
+	t->transport = sc->transport;
+	t->reply_cap = sc->reply_cap;
+	t->in_fd = t->out_fd = t->mem_fd = t->sys_fd = t->stat_fd = t->diag_fd = -1;
+	t->canon.fd = t->ctl.fd = -1;
+	t->canon.magic = CMC_CANON_MAGIC;
+	t->canon.max = CMC_CANON_MAX;
+	t->ctl.magic = CMC_CTL_MAGIC;
+	t->ctl.max = CMC_CTL_MAX;
+
+	int in[2] = {-1, -1}, out[2], canon[2], ctl[2], errp[2];
+	if (sc->transport == PROC_TCP) {
+		t->port = free_port();
+		if (!t->port) {
+			obs->fault = PROC_FAULT_START;
+			snprintf(obs->fault_msg, sizeof obs->fault_msg, "cannot find a free loopback port: %s",
+				 strerror(errno));
+			free(t);
+			return NULL;
+		}
+		in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	} else if (pipe2(in, O_CLOEXEC) < 0)
+		eng_die("pipe: %s", strerror(errno));
+	if (in[0] < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(canon, O_CLOEXEC) < 0 ||
+	    pipe2(ctl, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
+		eng_die("pipe: %s", strerror(errno));
+	char **av = build_argv(sc, t->port);
+	size_t nenv;
+	char **env = build_env(sc, preload, &nenv);
+
+	pid_t pid = fork();
+	if (pid < 0)
+		eng_die("fork: %s", strerror(errno));
+	if (pid == 0)
+		child(sc, av, env, in[0], out[1], canon[1], ctl[1], errp[1]);
+	/* Both sides set the group, so kill(-pid) works whoever runs first. */
+	setpgid(pid, pid);
+	t->pid = t->pgid = pid;
+	free_vec(av);
+	free_vec(env);
+	close(in[0]);
+	close(out[1]);
+	close(canon[1]);
+	close(ctl[1]);
+	close(errp[1]);
+	t->in_fd = in[1];
+	t->out_fd = out[0];
+	t->canon.fd = canon[0];
+	t->ctl.fd = ctl[0];
+	if (t->in_fd >= 0)
+		set_nonblock(t->in_fd);
+	set_nonblock(t->out_fd);
+	set_nonblock(t->canon.fd);
+	set_nonblock(t->ctl.fd);
+
+	/* exec succeeded iff the error pipe closes empty (it is CLOEXEC). */
+	int e = 0;
+	ssize_t r;
+	while ((r = read(errp[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(errp[0]);
+	if (r > 0) {
+		obs->fault = PROC_FAULT_START;
+		snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: cannot execute target: %s", sc->exe,
+			 strerror(e));
+		proc_target_kill(t);
+		return NULL;
+	}
+	t->mem_fd = open_proc(pid, "mem");
+	t->sys_fd = open_proc(pid, "syscall");
+	t->stat_fd = open_proc(pid, "stat");
+	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0) {
+		obs->fault = PROC_FAULT_START;
+		snprintf(obs->fault_msg, sizeof obs->fault_msg,
+			 "%s: cannot open /proc/%d/{mem,syscall,stat}: %s (cmc needs ptrace access "
+			 "to its own children)", sc->exe, (int)pid, strerror(errno));
+		proc_target_kill(t);
+		return NULL;
+	}
+
+	enum proc_wait w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
+	if (w == PROC_QUIESCENT && sc->transport == PROC_TCP) {
+		t->in_fd = tcp_connect(t);
+		if (t->in_fd < 0) {
+			obs->fault = PROC_FAULT_LISTEN;
+			snprintf(obs->fault_msg, sizeof obs->fault_msg,
+				 "%s: cannot connect to the target on 127.0.0.1:%u: %s", sc->exe, t->port,
+				 strerror(errno));
+			proc_target_kill(t);
+			return NULL;
+		}
+		t->connected = true;
+		w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
+	}
+	if (w != PROC_QUIESCENT) {
+		obs->fault = PROC_FAULT_START;
+		switch (w) {
+		case PROC_GONE:
+			if (t->ctl.last.len >= 8 || (!t->signaled && WEXITSTATUS(t->status) > CMC_FAULT_EXIT_BASE &&
+						     WEXITSTATUS(t->status) <= CMC_FAULT_EXIT_BASE + (int)CMC_FAULT_MAX))
+				obs->fault = PROC_FAULT_HEAP;
+			describe_end(t, obs, "during start-up");
+			if (t->ctl.last.len > 8)
+				snprintf(obs->fault_msg + strlen(obs->fault_msg),
+					 sizeof obs->fault_msg - strlen(obs->fault_msg), ": preload: %.*s",
+					 (int)(t->ctl.last.len - 8), (const char *)t->ctl.last.p + 8);
+			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
+			obs->e.exit_status = t->signaled ? 0 : WEXITSTATUS(t->status);
+			obs->e.term_signal = t->signaled ? WTERMSIG(t->status) : 0;
+			break;
+		case PROC_TIMEOUT:
+			if (sc->transport == PROC_TCP && !t->connected) {
+				obs->fault = PROC_FAULT_LISTEN;
+				snprintf(obs->fault_msg, sizeof obs->fault_msg,
+					 "%s: target never listened on 127.0.0.1:%u within %u ms", sc->exe,
+					 t->port, sc->timeout_ms);
+			} else
+				snprintf(obs->fault_msg, sizeof obs->fault_msg,
+					 "%s: target did not become quiescent (blocked reading its input) "
+					 "within %u ms of starting", sc->exe, sc->timeout_ms);
+			break;
+		case PROC_FLOOD:
+			snprintf(obs->fault_msg, sizeof obs->fault_msg,
+				 "%s: target wrote more than %llu bytes during start-up (reply-cap)", sc->exe,
+				 (unsigned long long)sc->reply_cap);
+			break;
+		case PROC_INTERRUPTED:
+			snprintf(obs->fault_msg, sizeof obs->fault_msg, "interrupted");
+			break;
+		case PROC_BADCHAN:
+			obs->fault = PROC_FAULT_PROTOCOL;
+			snprintf(obs->fault_msg, sizeof obs->fault_msg,
+				 "%s: malformed record on the canonical or control fd during start-up", sc->exe);
+			break;
+		default:
+			snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: target stopped during start-up",
+				 sc->exe);
+			break;
+		}
+		proc_target_kill(t);
+		return NULL;
+	}
+	if (spawn_s)
+		*spawn_s += eng_now() - t0;
+	return t;
+}
+
+static void chan_close(struct proc_chan *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	proc_buf_free(&c->cur);
+	proc_buf_free(&c->last);
+}
+
+void proc_target_kill(struct proc_target *t)
+{
+	if (!t)
+		return;
+	/* The group first (children the target forked, which keep the group
+	 * alive even after the target is reaped), then the target itself in
+	 * case it left the group. */
+	if (t->pgid > 0)
+		kill(-t->pgid, SIGKILL);
+	if (t->pid > 0) {
+		kill(t->pid, SIGKILL);
+		int st;
+		while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		t->pid = 0;
+	}
+	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->diag_fd};
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+	chan_close(&t->canon);
+	chan_close(&t->ctl);
+	proc_buf_free(&t->reply);
+	free(t);
+}

@@ -1,0 +1,133 @@
+/*
+ * proc_target.h — one live target process and what cmc holds of it: its
+ * pipes, its connection, the decoders for the canonical and control
+ * channels, and the bounded capture of its output.  Private to engine/proc*.
+ *
+ *   proc_spawn.c    start it (environment, fds, ASLR off) and reach start-up
+ *                   quiescence (for tcp: listening, then connected);
+ *   proc_quiesce.c  send an operation, drain output, decide "done" exactly;
+ *   proc_observe.c  read the heap region/segments/symbols and build a proc_obs;
+ *   proc_elf.c      the executable's writable segments and symbols.
+ *
+ * Ownership: proc_target_kill() kills the whole process group, reaps the
+ * target and closes every fd; it is safe on a target that already exited.
+ */
+#ifndef CMC_PROC_TARGET_H
+#define CMC_PROC_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include "proc_exec.h"
+#include "proc_scenario.h"
+
+/* fd numbers inside the target besides 0, 1, 2 and the canonical fd. */
+#define PROC_CTL_FD 4
+
+/* A raw range to hash: [addr, addr + len) in the target. */
+struct proc_range {
+	uint64_t addr, len;
+	const char *what;       /* "segment", symbol name; for messages */
+};
+
+/*
+ * Everything cmc reads about the executable before running it: the writable
+ * PT_LOAD segments and the named symbols, as offsets from the load base
+ * (ET_DYN) or absolute (ET_EXEC).  Parsed once per run.
+ */
+struct proc_image {
+	bool pie;               /* ET_DYN: add the load base */
+	uint64_t first_vaddr;   /* lowest PT_LOAD p_vaddr, page aligned down */
+	struct proc_range *ranges;
+	size_t nranges;
+};
+
+int proc_elf_load(const struct proc_scenario *sc, struct proc_image *img, char *err, size_t errlen);
+void proc_image_free(struct proc_image *img);
+
+/* Incremental decoder of one record channel (canonical or control). */
+struct proc_chan {
+	int fd;                 /* cmc's read end, non-blocking; -1 when closed */
+	uint32_t magic, max;
+	uint8_t hdr[8];
+	size_t hdr_got;
+	struct proc_buf cur;    /* record in progress (payload) */
+	uint32_t want;          /* payload length of the record in progress */
+	struct proc_buf last;   /* last complete payload */
+	uint64_t complete;      /* complete records seen */
+	bool bad;               /* malformed: a protocol fault */
+};
+
+/*
+ * Invariants: pid > 0 until reaped (then exited || signaled is set);
+ * reply.len <= reply_cap (more sets flood); in_fd is cmc's end of the input
+ * channel (pipe write end for stdin, connected socket for tcp).
+ */
+struct proc_target {
+	pid_t pid;              /* 0 once reaped */
+	pid_t pgid;             /* the target's own process group */
+	int in_fd, out_fd, mem_fd, sys_fd, stat_fd;
+	int diag_fd;            /* tcp: sock_diag netlink socket, lazily opened */
+	struct proc_chan canon, ctl;
+	struct proc_buf reply;
+	uint64_t reply_cap;
+	bool flood;
+	bool exited, signaled;
+	int status;             /* waitpid status once reaped */
+	uint16_t port, client_port; /* tcp: the target's port and ours */
+	uint64_t load_base;     /* for PIE ranges */
+	bool base_known;
+	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
+	bool preload_on;        /* the preload was put in LD_PRELOAD */
+	enum proc_transport transport;
+	const struct proc_scenario *sc;
+};
+
+/*
+ * Start the target and wait until it is quiescent at start-up (for tcp:
+ * listening, connected, and quiescent again).  Returns the target; on a
+ * start-up failure returns NULL and fills obs->fault/fault_msg (and its
+ * exit status or signal) — the target is then already reaped.
+ */
+struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
+				      struct proc_obs *obs, double *spawn_s);
+void proc_target_kill(struct proc_target *t);
+
+enum proc_wait {
+	PROC_QUIESCENT,
+	PROC_GONE,              /* exited or killed by a signal (reaped) */
+	PROC_TIMEOUT,
+	PROC_FLOOD,
+	PROC_BADCHAN,           /* malformed record on canonical/control fd */
+	PROC_STOPPED,
+	PROC_INTERRUPTED,       /* proc_interrupt() was called: cmc is ending */
+};
+
+/* Set by proc_interrupt() (proc.h); every wait returns PROC_INTERRUPTED. */
+extern volatile sig_atomic_t proc_interrupted;
+
+/* Send bytes (may be 0 for start-up) and wait for quiescence.  The reply
+ * buffer is reset first. */
+enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, size_t len,
+				unsigned timeout_ms, double *elapsed_s);
+
+/* Drain whatever the target wrote, without waiting.  Returns false when a
+ * channel is malformed or the reply overflowed. */
+bool proc_target_drain(struct proc_target *t);
+
+/* Reap without waiting; true when the target is gone. */
+bool proc_target_reap(struct proc_target *t);
+
+/* Fill obs from the live (quiescent or gone) target after a wait result. */
+void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
+		  struct proc_obs *obs);
+
+/* Record decoder: feed bytes read from the channel. */
+void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n);
+
+/* Is some socket listening on this loopback port (any address family)? */
+bool proc_tcp_listening(uint16_t port);
+
+#endif

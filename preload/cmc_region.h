@@ -1,0 +1,185 @@
+/*
+ * cmc_region.h — the contract between the preload (libcmc-preload.so, inside
+ * the target) and the process executor (engine/proc*.c, in cmc).
+ *
+ * It owns four things and nothing else:
+ *   1. the environment variables the preload reads (cmc sets them);
+ *   2. struct cmc_region_hdr, the header at the base of the heap region, which
+ *      cmc reads read-only through /proc/PID/mem;
+ *   3. the wire format of records: canonical records (written by
+ *      share/include/cmc_emit.h on the canonical fd) and control records
+ *      (written by the preload on the control fd);
+ *   4. the fault convention: what the preload does when it cannot go on.
+ *
+ * Plain C, nothing beyond <stdint.h>, so both sides (and tests) include it.
+ * Stable: later versions add fields and constants, they never move or
+ * reshape what is here.  All multi-byte integers in the region and on the
+ * wire are little-endian (x86_64 native; the region is read in place).
+ */
+#ifndef CMC_REGION_H
+#define CMC_REGION_H
+
+#include <stdint.h>
+
+/* ---- 1. Environment ---------------------------------------------------- */
+
+/*
+ * CMC_HEAP_BASE  hex address ("0x600000000000" or without 0x) where the region
+ *                is mapped; page aligned.  Unset: CMC_HEAP_BASE_DEFAULT.
+ * CMC_HEAP_SIZE  region size in bytes, decimal or 0x-hex, with an optional
+ *                K/M/G suffix (binary units); rounded up to a page; at least
+ *                CMC_HEAP_SIZE_MIN.  Unset: CMC_HEAP_SIZE_DEFAULT.  The region
+ *                is reserved with MAP_NORESERVE, so only touched pages cost.
+ * CMC_CTL_FD     decimal fd the preload writes control records to (faults
+ *                today; the fork-snapshot protocol later).  Unset: no control
+ *                channel, faults go to stderr and the exit status only.
+ * CMC_CANON_FD   decimal fd that cmc_emit.h writes canonical records to.
+ *                The hook is active ONLY when this variable is set (so a
+ *                program run by hand never writes to a stray fd 3); cmc sets
+ *                it, conventionally to CMC_CANON_FD_DEFAULT.
+ * CMC_LINEBUF    "1": the preload makes the target's stdout line buffered
+ *                (from a constructor) so each reply arrives per operation.
+ * A malformed value is a fault (CMC_FAULT_BAD_ENV), never silently ignored.
+ */
+#define CMC_ENV_HEAP_BASE "CMC_HEAP_BASE"
+#define CMC_ENV_HEAP_SIZE "CMC_HEAP_SIZE"
+#define CMC_ENV_CTL_FD "CMC_CTL_FD"
+#define CMC_ENV_CANON_FD "CMC_CANON_FD"
+#define CMC_ENV_LINEBUF "CMC_LINEBUF"
+
+#define CMC_HEAP_BASE_DEFAULT 0x600000000000ULL
+#define CMC_HEAP_SIZE_DEFAULT (1ULL << 30) /* 1 GiB reserved, not committed */
+#define CMC_HEAP_SIZE_MIN (64ULL * 1024)
+#define CMC_CANON_FD_DEFAULT 3
+
+/* ---- 2. The region header --------------------------------------------- */
+
+#define CMC_REGION_MAGIC 0x3150414548434d43ULL /* "CMCHEAP1" in memory order */
+#define CMC_REGION_VERSION 1u
+
+/* alloc_kind */
+#define CMC_ALLOC_BUMP 1u /* preload/bump.c: bump arena, free is a no-op */
+#define CMC_ALLOC_POOL 2u /* issue 7: size-class pool allocator */
+
+/*
+ * The first bytes of the region, at address `base`.  The preload writes it;
+ * cmc only reads it.  Invariants (checked by cmc_region_hdr_invalid() below, in the preload
+ * and by the executor whenever it reads a header):
+ *   magic == CMC_REGION_MAGIC, version == CMC_REGION_VERSION,
+ *   hdr_size == sizeof(struct cmc_region_hdr) (a newer preload may report a
+ *     larger hdr_size: read the prefix you know),
+ *   base == the address this header lives at, base % 4096 == 0,
+ *   size % 4096 == 0,
+ *   hdr_size <= data_off <= used <= size, data_off % 16 == 0,
+ *   every byte the allocator ever handed out lies in [base+data_off, base+used),
+ *   fault == CMC_FAULT_NONE while the target runs normally.
+ * Raw hashing covers [base + data_off, base + used): the header itself holds
+ * counters that differ between histories reaching the same heap, so it is
+ * never part of the raw state.  Allocator metadata that belongs to the state
+ * (the pool's chunk headers and bitmaps) lives inside that window.
+ */
+struct cmc_region_hdr {
+	uint64_t magic;       /* CMC_REGION_MAGIC once the region is initialised */
+	uint32_t version;     /* CMC_REGION_VERSION */
+	uint32_t hdr_size;    /* sizeof(struct cmc_region_hdr) of the writer */
+	uint64_t base;        /* address of the region (== of this header) */
+	uint64_t size;        /* bytes reserved for the region */
+	uint64_t data_off;    /* offset of the allocator's data (first allocation) */
+	uint64_t used;        /* high-water mark: offset one past the last byte used */
+	uint32_t alloc_kind;  /* CMC_ALLOC_* */
+	uint32_t fault;       /* CMC_FAULT_* set just before the preload exits */
+	uint64_t n_malloc;    /* successful allocations (every entry point) */
+	uint64_t n_free;      /* free() calls with a non-NULL pointer */
+	uint64_t n_realloc;   /* realloc/reallocarray calls with a non-NULL pointer */
+	uint64_t live_bytes;  /* usable bytes handed out and not freed (bump: never
+	                         decreases, free is a no-op) */
+	uint64_t n_foreign;   /* free/realloc/usable_size of pointers outside the
+	                         region (ignored by free; a fault for realloc) */
+	uint64_t pid;         /* getpid() of the process that mapped the region
+	                         (a fork child keeps its parent's value) */
+	uint64_t reserved[8]; /* zero; room for the pool allocator (unit size, table
+	                         offset, ...) and the snapshot server, taken from
+	                         the front with the version kept at 1 */
+};
+
+/*
+ * The header invariants above as one check both sides share: NULL when `h`
+ * (a copy read from the region at `at`) is a valid header, else a short
+ * reason naming the field that is wrong.
+ */
+static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h, uint64_t at)
+{
+	if (h->magic != CMC_REGION_MAGIC)
+		return "bad magic";
+	if (h->version != CMC_REGION_VERSION)
+		return "unknown version";
+	if (h->hdr_size < sizeof(struct cmc_region_hdr))
+		return "hdr_size too small";
+	if (h->base != at || h->base % 4096 != 0)
+		return "base does not match the header's address";
+	if (h->size % 4096 != 0)
+		return "size not page aligned";
+	if (h->data_off < h->hdr_size || h->data_off % 16 != 0)
+		return "data_off inside the header or misaligned";
+	if (h->used < h->data_off || h->used > h->size)
+		return "used outside [data_off, size]";
+	if (h->alloc_kind != CMC_ALLOC_BUMP && h->alloc_kind != CMC_ALLOC_POOL)
+		return "unknown alloc_kind";
+	return 0;
+}
+
+/* ---- 3. Records on the canonical and control fds ---------------------- */
+
+/*
+ * Every record is an 8-byte header followed by `len` payload bytes:
+ *     uint32 magic (LE), uint32 len (LE), payload[len]
+ * A record is complete only when all 8 + len bytes have arrived; a reader
+ * rejects a wrong magic or len > the channel's maximum as a protocol error of
+ * the target (it is untrusted) and never allocates more than the maximum.
+ * Canonical: the payload is the target's own encoding of its logical state
+ * (cmc_emit.h offers u64/bytes/str helpers; cmc treats it as opaque bytes).
+ * The executor takes the LAST complete record that arrived before the
+ * operation became quiescent; it must keep draining the fd, since a target
+ * blocked in write() on a full pipe is not quiescent.  A zero-length record
+ * is valid (the empty state).
+ * CMC_CANON_MAGIC and CMC_CANON_MAX are also defined, identically, in
+ * share/include/cmc_emit.h (which ships alone); tests include both.
+ */
+#define CMC_CANON_MAGIC 0x52434d43u /* bytes "CMCR" */
+#define CMC_CANON_MAX (1u << 20)    /* payload bound: 1 MiB */
+
+#define CMC_CTL_MAGIC 0x43434d43u   /* bytes "CMCC" */
+#define CMC_CTL_MAX 512u            /* control payload bound */
+
+/*
+ * Control payload: uint32 kind (LE), then kind-specific bytes.
+ *   CMC_CTL_FAULT: uint32 fault code (CMC_FAULT_*), then a human-readable
+ *   ASCII message (no NUL, no newline, at most CMC_CTL_MAX - 8 bytes), e.g.
+ *   "heap exhausted: request 4096 bytes, 100 of 65536 left".
+ */
+#define CMC_CTL_FAULT 1u
+
+/* ---- 4. Faults --------------------------------------------------------- */
+
+/*
+ * When the preload cannot continue it (a) sets hdr->fault if the header is
+ * mapped, (b) writes a CMC_CTL_FAULT record on CMC_CTL_FD if set, (c) writes
+ * "cmc-preload: <message>\n" to stderr, and (d) calls
+ * _exit(CMC_FAULT_EXIT_BASE + code).  Never a silent crash, never a NULL
+ * return the target did not ask for.  A request that overflows size_t in
+ * calloc/reallocarray is not a fault: it returns NULL with errno ENOMEM, as
+ * C requires.  The exit status alone identifies the fault, so cmc can report
+ * it even without a control fd.
+ */
+#define CMC_FAULT_NONE 0u
+#define CMC_FAULT_HEAP_EXHAUSTED 1u /* request fits the region, not what is left */
+#define CMC_FAULT_BASE_TAKEN 2u     /* something is already mapped at the base */
+#define CMC_FAULT_BAD_ENV 3u        /* a CMC_* variable could not be parsed */
+#define CMC_FAULT_MAP_FAILED 4u     /* mmap failed for another reason (errno in text) */
+#define CMC_FAULT_TOO_LARGE 5u      /* one request larger than the whole region */
+#define CMC_FAULT_FOREIGN_PTR 6u    /* realloc of a pointer the allocator never returned */
+#define CMC_FAULT_MAX 6u
+
+#define CMC_FAULT_EXIT_BASE 112 /* exit status = 112 + code: 113 .. 118 */
+
+#endif

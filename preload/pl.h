@@ -1,0 +1,51 @@
+/*
+ * pl.h — the preload's private shared declarations: environment lookup,
+ * the region, and fault reporting.  Nothing here is exported from the .so
+ * (built with -fvisibility=hidden); only the interposed allocation entry
+ * points in malloc.c are.  The allocator proper has its own interface,
+ * pl_alloc.h.
+ *
+ * Rule for every file in preload/: never call malloc or anything that may
+ * (stdio, getenv before libc is up, strerror, ...); only raw syscalls and
+ * allocation-free libc (memcpy, memset, strlen).
+ */
+#ifndef PL_H
+#define PL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmc_region.h"
+
+#define PL_EXPORT __attribute__((visibility("default")))
+
+/*
+ * env.c: copy the value of environment variable `name` into out (NUL
+ * terminated).  Works before libc has set `environ` (falls back to
+ * /proc/self/environ).  Returns 1 found, 0 absent, -1 value too long.
+ */
+int pl_env(const char *name, char *out, size_t outlen);
+
+/*
+ * region.c: map the region at the configured base and write its header
+ * (calling pl_alloc_init).  Faults rather than returning on any failure.
+ * pl_region is NULL until then; afterwards it is the header at the base.
+ */
+struct cmc_region_hdr *pl_region_map(void);
+extern struct cmc_region_hdr *pl_region;
+
+/*
+ * fault.c: a fault message built without malloc, then reported by
+ * pl_fault() as described in cmc_region.h section 4.  Messages longer than
+ * the control bound are cut (the bound is part of the contract).
+ */
+struct pl_msg {
+	char text[CMC_CTL_MAX - 8];
+	size_t len;
+};
+void pl_msg_str(struct pl_msg *m, const char *s);
+void pl_msg_u64(struct pl_msg *m, uint64_t v);
+void pl_msg_hex(struct pl_msg *m, uint64_t v);
+_Noreturn void pl_fault(uint32_t code, const struct pl_msg *m);
+
+#endif

@@ -1,0 +1,434 @@
+/*
+ * pool.c — the deterministic pool allocator's core (CMC_ALLOC_POOL): size
+ * classes in one-unit chunks with a slot bitmap, lowest free slot first;
+ * dedicated chunks for large requests and huge chunks beyond them; a real
+ * free that poisons what it frees and releases emptied chunks at once.
+ *
+ * It owns no global state: everything lives in the region it is handed (see
+ * pool.h for the layout), addressed as offsets from the header, so the same
+ * code runs on the preload's mapped region and on an ordinary buffer (the
+ * self-check model, the unit tests).  Deterministic by construction: every
+ * choice (which unit, which slot) is "the lowest that fits", a function of
+ * the region's bytes alone.
+ *
+ * Callers hand clean arguments (malloc.c checks them; align is a power of
+ * two >= 16) and one call at a time.  A request that cannot be met ends in
+ * pool_fail(), supplied by the embedder; nothing here returns NULL.
+ * Single-threaded (INVARIANTS.md INV-20): the owner/claim fields are written
+ * for the threaded version to come, not consulted.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "pool.h"
+
+#define REG(h) ((uint8_t *)(h))
+
+static struct pool_meta *meta_of(struct cmc_region_hdr *h)
+{
+	return (struct pool_meta *)(REG(h) + h->data_off);
+}
+
+static uint8_t *table_of(struct cmc_region_hdr *h, const struct pool_meta *m)
+{
+	return REG(h) + m->table_off;
+}
+
+static uint64_t unit_off(const struct pool_meta *m, uint32_t u)
+{
+	return m->units_off + ((uint64_t)u << m->unit_shift);
+}
+
+static struct pool_chunk *chunk_at(struct cmc_region_hdr *h, const struct pool_meta *m, uint32_t u)
+{
+	return (struct pool_chunk *)(REG(h) + unit_off(m, u));
+}
+
+static uint64_t *bitmap_of(struct pool_chunk *c)
+{
+	return (uint64_t *)((uint8_t *)c + c->bitmap_off);
+}
+
+static uint16_t *sizes_of(struct pool_chunk *c)
+{
+	return (uint16_t *)((uint8_t *)c + c->sizes_off);
+}
+
+static void set_used(struct cmc_region_hdr *h, struct pool_meta *m)
+{
+	h->used = unit_off(m, m->units_hw);
+}
+
+void pool_init(struct cmc_region_hdr *h, uint32_t shift)
+{
+	h->alloc_kind = CMC_ALLOC_POOL;
+	h->data_off = POOL_META_OFF;
+	struct pool_meta *m = meta_of(h);
+	memset(m, 0, sizeof *m);
+	m->magic = POOL_META_MAGIC;
+	m->unit_shift = shift;
+	m->table_off = (POOL_META_OFF + sizeof *m + 15) & ~(uint64_t)15;
+	uint64_t unit = 1ULL << shift;
+	uint64_t n = h->size > m->table_off ? (h->size - m->table_off) / (unit + 1) : 0;
+	if (n > 0x7fffffffULL)
+		n = 0x7fffffffULL;
+	for (;;) {
+		m->units_off = (m->table_off + n + unit - 1) & ~(unit - 1);
+		if (!n || m->units_off + n * unit <= h->size)
+			break;
+		n--;
+	}
+	if (!n)
+		pool_fail(h, CMC_FAULT_HEAP_EXHAUSTED, "region too small for one pool unit", h->size, unit);
+	m->n_units = (uint32_t)n;
+	while (pool_class_size(shift, m->n_classes))
+		m->n_classes++;
+	m->max_class = pool_class_size(shift, m->n_classes - 1);
+	for (unsigned c = 0; c < POOL_CLASSES_MAX; c++)
+		m->hint[c] = POOL_HINT_NONE;
+	set_used(h, m);
+}
+
+/* The lowest run of k free units; grows units_hw (and used) to cover it. */
+static uint32_t units_take(struct cmc_region_hdr *h, struct pool_meta *m, uint64_t k,
+			   uint64_t size, uint64_t align)
+{
+	if (k > m->n_units)
+		pool_fail(h, CMC_FAULT_TOO_LARGE, "request larger than the pool", size, align);
+	const uint8_t *t = table_of(h, m);
+	uint64_t run = 0, start = 0;
+	for (uint32_t u = 0; u < m->units_hw; u++) {
+		if (t[u] != POOL_U_FREE) {
+			run = 0;
+			continue;
+		}
+		if (!run++)
+			start = u;
+		if (run == k)
+			return (uint32_t)start;
+	}
+	/* Everything at and above units_hw is free (INV-2). */
+	start = m->units_hw - run;
+	if (start + k > m->n_units)
+		pool_fail(h, CMC_FAULT_HEAP_EXHAUSTED, "heap exhausted", size, align);
+	m->units_hw = (uint32_t)(start + k);
+	set_used(h, m);
+	return (uint32_t)start;
+}
+
+/* Lower units_hw past released top units, so the raw window shrinks back. */
+static void units_trim(struct cmc_region_hdr *h, struct pool_meta *m)
+{
+	const uint8_t *t = table_of(h, m);
+	while (m->units_hw && t[m->units_hw - 1] == POOL_U_FREE)
+		m->units_hw--;
+	set_used(h, m);
+}
+
+static void seal(struct pool_chunk *c)
+{
+	c->sum = pool_chunk_sum(c);
+}
+
+/* The lowest class-c chunk at or above unit `from` with a free slot. */
+static uint32_t next_with_space(struct cmc_region_hdr *h, struct pool_meta *m, uint32_t c,
+				uint32_t from)
+{
+	const uint8_t *t = table_of(h, m);
+	for (uint32_t u = from; u < m->units_hw; u++) {
+		if (t[u] != POOL_U_CLASS)
+			continue;
+		struct pool_chunk *ch = chunk_at(h, m, u);
+		if (ch->cls == c && ch->live < ch->n_slots)
+			return u;
+	}
+	return POOL_HINT_NONE;
+}
+
+static uint32_t class_for(const struct pool_meta *m, uint64_t need)
+{
+	if (need <= 128)
+		return need ? (uint32_t)((need + 15) / 16 - 1) : 0;
+	uint32_t c = 8;
+	while (pool_class_size(m->unit_shift, c) < need)
+		c++;
+	return c;
+}
+
+static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t size)
+{
+	uint32_t c = class_for(m, (uint64_t)size + POOL_REDZONE);
+	uint32_t u = m->hint[c];
+	struct pool_chunk *ch;
+	if (u == POOL_HINT_NONE) {
+		u = units_take(h, m, 1, size, 16);
+		ch = chunk_at(h, m, u);
+		/* A free unit is all poison (INV-7), i.e. zero: only the header
+		 * needs writing; the bitmap and sizes start empty. */
+		ch->magic = POOL_CHUNK_MAGIC;
+		ch->kind = POOL_K_CLASS;
+		ch->cls = (uint16_t)c;
+		ch->slot_size = pool_class_size(m->unit_shift, c);
+		ch->n_slots = pool_class_slots(m->unit_shift, ch->slot_size, &ch->sizes_off,
+					       &ch->payload_off);
+		ch->bitmap_off = sizeof *ch;
+		ch->units = 1;
+		ch->owner = POOL_OWNER_MAIN;
+		ch->claim = POOL_CLAIM_OWNED;
+		ch->live = 0;
+		seal(ch);
+		table_of(h, m)[u] = POOL_U_CLASS;
+		m->hint[c] = u;
+	} else {
+		ch = chunk_at(h, m, u);
+	}
+	uint64_t *bm = bitmap_of(ch);
+	uint32_t i = 0;
+	for (uint32_t w = 0;; w++) {
+		if (~bm[w]) {
+			i = w * 64 + (uint32_t)__builtin_ctzll(~bm[w]);
+			bm[w] |= 1ULL << (i % 64);
+			break;
+		}
+	}
+	sizes_of(ch)[i] = (uint16_t)(size + 1);
+	if (++ch->live == ch->n_slots)
+		m->hint[c] = next_with_space(h, m, c, u + 1);
+	return (uint8_t *)ch + ch->payload_off + (uint64_t)i * ch->slot_size;
+}
+
+static void *dedicated_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t size,
+			     size_t align)
+{
+	uint64_t unit = 1ULL << m->unit_shift;
+	if (size > h->size || align > (1ULL << 30))
+		pool_fail(h, CMC_FAULT_TOO_LARGE, "request larger than the region", size, align);
+	/* Room for the header, the worst-case alignment padding, the block and
+	 * its redzone. */
+	uint64_t worst = sizeof(struct pool_chunk) + align + size + POOL_REDZONE;
+	uint64_t k = (worst + unit - 1) >> m->unit_shift;
+	uint32_t u = units_take(h, m, k, size, align);
+	struct pool_chunk *ch = chunk_at(h, m, u);
+	uintptr_t a = (uintptr_t)ch;
+	uintptr_t p = (a + sizeof *ch + align - 1) & ~(uintptr_t)(align - 1);
+	ch->magic = POOL_CHUNK_MAGIC;
+	ch->kind = k <= POOL_DEDICATED_MAX_UNITS ? POOL_K_DEDICATED : POOL_K_HUGE;
+	ch->cls = 0;
+	ch->slot_size = 0;
+	ch->n_slots = 1;
+	ch->live = 1;
+	ch->units = (uint32_t)k;
+	ch->owner = POOL_OWNER_MAIN;
+	ch->claim = POOL_CLAIM_OWNED;
+	ch->req = size;
+	ch->payload_off = (uint32_t)(p - a);
+	ch->bitmap_off = ch->sizes_off = 0;
+	seal(ch);
+	uint8_t *t = table_of(h, m);
+	for (uint64_t j = 0; j < k; j++) {
+		if (ch->kind == POOL_K_DEDICATED)
+			t[u + j] = (uint8_t)(POOL_U_DEDICATED | (j + 1));
+		else
+			t[u + j] = j ? POOL_U_HUGE_TAIL : POOL_U_HUGE_HEAD;
+	}
+	return (void *)p;
+}
+
+void *pool_alloc(struct cmc_region_hdr *h, size_t size, size_t align)
+{
+	struct pool_meta *m = meta_of(h);
+	void *p;
+	if (align <= 16 && size < m->max_class) /* size + redzone <= max_class */
+		p = class_alloc(h, m, size);
+	else
+		p = dedicated_alloc(h, m, size, align);
+	h->n_malloc++;
+	h->live_bytes += size;
+	return p;
+}
+
+/* Where a pointer lands: the chunk's head unit and, for a class chunk, the
+ * slot. */
+struct where {
+	uint32_t head;
+	struct pool_chunk *ch;
+	uint32_t slot;
+};
+
+enum { W_LIVE, W_BAD, W_DOUBLE };
+
+/* Defensive throughout: p comes from the target and the region may already
+ * be corrupted by it; a bad answer is recorded, never a crash. */
+static int locate(struct cmc_region_hdr *h, struct pool_meta *m, const void *p, struct where *w)
+{
+	uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)h);
+	if ((uintptr_t)p < (uintptr_t)h || off < m->units_off || off >= h->used)
+		return W_BAD;
+	const uint8_t *t = table_of(h, m);
+	uint32_t u = (uint32_t)((off - m->units_off) >> m->unit_shift), head;
+	uint8_t e = t[u];
+	if (e == POOL_U_CLASS || e == POOL_U_HUGE_HEAD) {
+		head = u;
+	} else if (e > POOL_U_DEDICATED && e < POOL_U_HUGE_TAIL) {
+		if ((uint32_t)(e & 0x7f) - 1 > u)
+			return W_BAD;
+		head = u - ((e & 0x7f) - 1u);
+	} else if (e == POOL_U_HUGE_TAIL) {
+		head = u;
+		while (head && t[head] == POOL_U_HUGE_TAIL)
+			head--;
+		if (t[head] != POOL_U_HUGE_HEAD)
+			return W_BAD;
+	} else {
+		return W_BAD;
+	}
+	struct pool_chunk *ch = chunk_at(h, m, head);
+	if (ch->magic != POOL_CHUNK_MAGIC)
+		return W_BAD;
+	uint64_t start = unit_off(m, head) + ch->payload_off;
+	w->head = head;
+	w->ch = ch;
+	w->slot = 0;
+	if (ch->kind != POOL_K_CLASS)
+		return off == start && ch->live == 1 ? W_LIVE : W_BAD;
+	if (ch->cls >= m->n_classes || ch->slot_size != pool_class_size(m->unit_shift, ch->cls) ||
+	    off < start || (off - start) % ch->slot_size)
+		return W_BAD;
+	uint64_t i = (off - start) / ch->slot_size;
+	if (i >= ch->n_slots || ch->bitmap_off < sizeof *ch ||
+	    ch->sizes_off + 2ULL * ch->n_slots > (1ULL << m->unit_shift))
+		return W_BAD;
+	w->slot = (uint32_t)i;
+	return (bitmap_of(ch)[i / 64] >> (i % 64)) & 1 ? W_LIVE : W_DOUBLE;
+}
+
+static void misuse(struct pool_meta *m, int kind, const struct cmc_region_hdr *h, const void *p)
+{
+	if (kind == W_DOUBLE)
+		m->n_double_free++;
+	else
+		m->n_bad_free++;
+	if (!m->first_misuse)
+		m->first_misuse = (uint64_t)((uintptr_t)p - (uintptr_t)h);
+}
+
+static void release(struct cmc_region_hdr *h, struct pool_meta *m, uint32_t head)
+{
+	struct pool_chunk *ch = chunk_at(h, m, head);
+	uint32_t k = ch->units;
+	if (!k || k > m->n_units - head) /* a header the target overwrote */
+		k = 1;
+	uint64_t meta_len = ch->payload_off < ((uint64_t)k << m->unit_shift) ? ch->payload_off
+									      : sizeof *ch;
+	uint8_t *t = table_of(h, m);
+	/* Slots and payload were poisoned as they were freed; what is left is
+	 * the metadata before the first slot.  A released unit then reads
+	 * exactly like a never-used one. */
+	memset(ch, POOL_POISON, meta_len);
+	memset(t + head, POOL_U_FREE, k);
+	units_trim(h, m);
+}
+
+static void free_located(struct cmc_region_hdr *h, struct pool_meta *m, struct where *w)
+{
+	struct pool_chunk *ch = w->ch;
+	uint8_t *payload = (uint8_t *)ch + ch->payload_off;
+	if (ch->kind != POOL_K_CLASS) {
+		/* Bounded by the chunk even if the target overwrote req. */
+		uint64_t room = ((uint64_t)ch->units << m->unit_shift) - ch->payload_off;
+		uint64_t n = ch->req < room ? ch->req : room;
+		h->live_bytes -= ch->req;
+		memset(payload, POOL_POISON, n);
+		release(h, m, w->head);
+		return;
+	}
+	uint32_t i = w->slot, c = ch->cls;
+	uint16_t *sz = sizes_of(ch);
+	uint32_t n = sz[i] && sz[i] <= ch->slot_size ? sz[i] - 1u : ch->slot_size;
+	h->live_bytes -= n;
+	memset(payload + (uint64_t)i * ch->slot_size, POOL_POISON, n);
+	sz[i] = 0;
+	bitmap_of(ch)[i / 64] &= ~(1ULL << (i % 64));
+#ifdef POOL_PLANT_KEEP_BIT
+	/* The self-check model's planted bug: the bit stays set. */
+	bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
+#endif
+	if (--ch->live == 0) {
+		release(h, m, w->head);
+		if (m->hint[c] == w->head)
+			m->hint[c] = next_with_space(h, m, c, w->head + 1);
+	} else if (m->hint[c] == POOL_HINT_NONE || w->head < m->hint[c]) {
+		m->hint[c] = w->head;
+	}
+}
+
+void pool_free(struct cmc_region_hdr *h, void *p)
+{
+	struct pool_meta *m = meta_of(h);
+	struct where w;
+	int r = locate(h, m, p, &w);
+	h->n_free++;
+	if (r != W_LIVE) {
+		misuse(m, r, h, p);
+		return;
+	}
+	free_located(h, m, &w);
+}
+
+void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size)
+{
+	struct pool_meta *m = meta_of(h);
+	struct where w;
+	if (locate(h, m, p, &w) != W_LIVE) {
+		misuse(m, W_BAD, h, p);
+		pool_fail(h, CMC_FAULT_FOREIGN_PTR, "realloc of a pointer that names no live block",
+			  (uint64_t)(uintptr_t)p, 0);
+	}
+	struct pool_chunk *ch = w.ch;
+	uint64_t old, room;
+	if (ch->kind == POOL_K_CLASS) {
+		old = sizes_of(ch)[w.slot] - 1u;
+		room = ch->slot_size;
+	} else {
+		old = ch->req;
+		room = ((uint64_t)ch->units << m->unit_shift) - ch->payload_off;
+	}
+	if (size < room) {
+		/* Fits with its redzone: stay in place; a shrink poisons the
+		 * bytes it gives up so the redzone check (INV-13) sees them. */
+		if (size < old)
+			memset((uint8_t *)p + size, POOL_POISON, old - size);
+		if (ch->kind == POOL_K_CLASS) {
+			sizes_of(ch)[w.slot] = (uint16_t)(size + 1);
+		} else {
+			ch->req = size;
+			seal(ch);
+		}
+		h->live_bytes += size;
+		h->live_bytes -= old;
+		return p;
+	}
+	void *q = pool_alloc(h, size, 16);
+	memcpy(q, p, old < size ? old : size);
+	/* pool_alloc may have moved nothing that w points at: chunks never
+	 * move, and p's chunk still holds p. */
+	pool_free(h, p);
+	return q;
+}
+
+size_t pool_usable(const struct cmc_region_hdr *h, const void *p)
+{
+	struct cmc_region_hdr *hh = (struct cmc_region_hdr *)h;
+	struct pool_meta *m = meta_of(hh);
+	struct where w;
+	if (locate(hh, m, p, &w) != W_LIVE)
+		return 0;
+	return w.ch->kind == POOL_K_CLASS ? sizes_of(w.ch)[w.slot] - 1u : (size_t)w.ch->req;
+}
+
+int pool_owns(const struct cmc_region_hdr *h, const void *p)
+{
+	const struct pool_meta *m = (const struct pool_meta *)((const uint8_t *)h + h->data_off);
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)h;
+	return a >= b + m->units_off && a < b + h->used;
+}

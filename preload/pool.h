@@ -1,0 +1,225 @@
+/*
+ * pool.h — the layout of the deterministic pool allocator (CMC_ALLOC_POOL)
+ * inside the heap region, and the interfaces of its two halves:
+ *   pool.c        the allocator core (init, alloc, free, realloc), working on
+ *                 a caller-supplied region: the preload's mapped region, or an
+ *                 ordinary buffer in the self-check model and the unit tests;
+ *   pool_check.c  one validator per runtime-checkable invariant, reading a
+ *                 read-only COPY of the region (cmc reads the target's region
+ *                 through /proc/PID/mem and runs them on every state).
+ * preload/INVARIANTS.md is the catalogue; each INV-N below names its entry.
+ *
+ * Plain C over <stdint.h>/<stddef.h> and cmc_region.h: it compiles into the
+ * preload (no malloc), into libcmc and into models.  Everything is stored as
+ * offsets from the region base, never as pointers, so a copy of the region
+ * at another address (a model state, the checker's buffer) is still valid.
+ *
+ * Region layout (offsets from base):
+ *   [0, hdr_size)          struct cmc_region_hdr (not part of the raw state)
+ *   [POOL_META_OFF, ...)   struct pool_meta            == data_off
+ *   [table_off, +n_units)  the unit table, one byte per unit
+ *   [units_off, ...)       n_units units of 1 << unit_shift bytes; a chunk
+ *                          starts at a unit boundary with struct pool_chunk
+ *   used = units_off + units_hw * unit: the window ends after the highest
+ *   unit in use, so releasing the top chunk shrinks the raw window again.
+ *
+ * POOL_STATIC: a file that #includes pool.c or pool_check.c to get a private
+ * copy (the self-check model, the unit test) defines it first; every
+ * function and table then has internal linkage (POOL_API, POOL_DATA), so the
+ * copy never clashes with libcmc's.
+ */
+#ifndef CMC_POOL_H
+#define CMC_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmc_region.h"
+
+#ifdef POOL_STATIC
+#define POOL_API static __attribute__((unused))
+#define POOL_DATA static
+#else
+#define POOL_API
+#define POOL_DATA
+#endif
+
+#define POOL_META_MAGIC 0x4c4f4f50434d43ULL /* "CMCPOOL" */
+#define POOL_CHUNK_MAGIC 0x4b4e4843u       /* "CHNK" */
+#define POOL_META_OFF 256u                  /* == data_off; past the region header */
+#define POOL_UNIT_SHIFT_DEFAULT 14u         /* 16 KiB units in the preload */
+#define POOL_UNIT_SHIFT_MIN 8u
+#define POOL_UNIT_SHIFT_MAX 24u
+#define POOL_CLASSES_MAX 48u
+#define POOL_HINT_NONE 0xffffffffu
+/* Freed and never-used bytes read as this.  Zero on purpose: fresh pages
+ * are zero, so a freed slot, a released unit and a never-touched unit are
+ * byte-identical and raw states merge; calloc costs nothing.  The price: a
+ * write of zeros to a freed slot is invisible (see INVARIANTS.md INV-12). */
+#define POOL_POISON 0x00u
+/* Every block keeps at least this many poison bytes after its requested
+ * size, so an overflow by one byte or more is visible (INV-13). */
+#define POOL_REDZONE 1u
+#define POOL_OWNER_MAIN 1u          /* single-threaded: the one owner id */
+#define POOL_CLAIM_OWNED 0x80000000u /* claim-state word: owned, not released */
+
+/* Unit table entries (one byte per unit). */
+#define POOL_U_FREE 0x00u      /* free unit: every byte is poison (INV-7) */
+/* 0x01: a class chunk's (single) unit: back offset 0, stored as 1. */
+#define POOL_U_CLASS 0x01u
+#define POOL_U_DEDICATED 0x80u /* | (back offset + 1): unit of a dedicated chunk */
+#define POOL_DEDICATED_MAX_UNITS 126u /* back offsets 0..125 fit 0x81..0xfe */
+#define POOL_U_HUGE_TAIL 0xfeu /* a huge chunk's unit after its head */
+#define POOL_U_HUGE_HEAD 0xffu /* a huge chunk's first unit */
+/* 0x02..0x7f and 0xfe outside a huge span are invalid (INV-9, INV-10). */
+
+/* Chunk kinds (struct pool_chunk.kind). */
+enum { POOL_K_CLASS = 1, POOL_K_DEDICATED = 2, POOL_K_HUGE = 3 };
+
+/*
+ * The pool's own metadata at data_off.  Invariants:
+ *   INV-1  magic == POOL_META_MAGIC; POOL_UNIT_SHIFT_MIN <= unit_shift <=
+ *          POOL_UNIT_SHIFT_MAX; table_off == data_off + sizeof(pool_meta)
+ *          rounded to 16; units_off == table end rounded up to a unit;
+ *          units_off + n_units * unit <= region size; n_classes and
+ *          max_class are those pool_class_size() gives for the unit.
+ *          (pool_inv_meta)
+ *   INV-2  units_hw <= n_units; table[u] == POOL_U_FREE for u >= units_hw;
+ *          table[units_hw - 1] != POOL_U_FREE when units_hw > 0;
+ *          hdr.used == units_off + units_hw * unit. (pool_inv_window)
+ *   INV-14 hint[c] is the lowest unit holding a class-c chunk with a free
+ *          slot, or POOL_HINT_NONE. (pool_inv_hint)
+ *   INV-15 n_double_free == 0; INV-16 n_bad_free == 0 (and the header's
+ *          n_foreign == 0): every free named a live block.
+ */
+struct pool_meta {
+	uint64_t magic;
+	uint32_t unit_shift;
+	uint32_t n_units;
+	uint64_t table_off;
+	uint64_t units_off;
+	uint32_t n_classes;
+	uint32_t max_class;     /* largest class size in bytes */
+	uint32_t units_hw;      /* one past the highest unit in use */
+	uint32_t n_double_free; /* free of a slot whose bit was clear */
+	uint32_t n_bad_free;    /* free/realloc of a region pointer that names no block */
+	uint32_t reserved0;
+	uint64_t first_misuse;  /* region offset of the first misused pointer */
+	uint32_t hint[POOL_CLASSES_MAX];
+};
+
+/*
+ * A chunk header, at offset 0 of the chunk's first unit (64 bytes).
+ *   Class chunk (one unit): a uint64 slot bitmap at bitmap_off, then a
+ *   uint16 sizes[n_slots] at sizes_off (requested size + 1 of a live slot,
+ *   0 of a free one), then n_slots slots of slot_size bytes from payload_off.
+ *   Dedicated (<= POOL_DEDICATED_MAX_UNITS units) and huge chunks: one block
+ *   of req bytes at payload_off (aligned as asked); bitmap/sizes unused.
+ * Invariants:
+ *   INV-3  magic, kind matching the unit table, owner != 0, claim ==
+ *          POOL_CLAIM_OWNED and sum == pool_chunk_sum() (pool_inv_header);
+ *   INV-4  geometry: a class chunk has units == 1, slot_size ==
+ *          pool_class_size(cls), n_slots == pool_class_slots(); a dedicated
+ *          or huge one holds req + POOL_REDZONE bytes from payload_off inside
+ *          its units (pool_inv_geometry);
+ *   INV-5  header, bitmap and sizes end at or before payload_off, and the
+ *          slots end inside the unit (pool_inv_meta_fit);
+ *   INV-6  popcount(bitmap) == live, no bit >= n_slots (pool_inv_bitmap_live);
+ *   INV-7  a class chunk in the table has live >= 1: an emptied chunk is
+ *          released at once, and a released unit is all poison
+ *          (pool_inv_released);
+ *   INV-8  sizes[i] != 0 exactly when bit i is set (pool_inv_slot_once).
+ * live is deliberately outside `sum` (it changes on every call); INV-6
+ * guards it.
+ */
+struct pool_chunk {
+	uint32_t magic;
+	uint8_t kind;
+	uint8_t reserved0;
+	uint16_t cls;
+	uint32_t slot_size;
+	uint32_t n_slots;
+	uint32_t live;
+	uint32_t units;
+	uint32_t owner;         /* owning thread id; POOL_OWNER_MAIN for now */
+	uint32_t claim;         /* claim state: POOL_CLAIM_OWNED while in use */
+	uint64_t req;           /* dedicated/huge: requested bytes */
+	uint32_t payload_off;   /* from the chunk base */
+	uint32_t bitmap_off;
+	uint32_t sizes_off;
+	uint32_t sum;           /* pool_chunk_sum() of the fields above but live */
+	uint64_t reserved1;
+};
+
+_Static_assert(sizeof(struct pool_chunk) == 64, "chunk header is 64 bytes");
+_Static_assert(POOL_META_OFF >= sizeof(struct cmc_region_hdr), "meta after the region header");
+
+/* ---- shared pure functions (pool_check.c) ------------------------------ */
+
+/* Size of class c for a unit of 1 << shift bytes, or 0 past the last class:
+ * 16-byte steps to 128, then four classes per doubling, up to unit / 8. */
+POOL_API uint32_t pool_class_size(uint32_t shift, uint32_t c);
+/* Slots a class-c chunk holds, and where its sizes array and payload start. */
+POOL_API uint32_t pool_class_slots(uint32_t shift, uint32_t slot_size, uint32_t *sizes_off,
+				   uint32_t *payload_off);
+POOL_API uint32_t pool_chunk_sum(const struct pool_chunk *c);
+
+/* ---- the allocator core (pool.c) -------------------------------------- */
+
+/* Lay the pool out in region h (magic, base, size already written). */
+POOL_API void pool_init(struct cmc_region_hdr *h, uint32_t unit_shift);
+/* A block of `size` bytes aligned to `align` (a power of two >= 16). */
+POOL_API void *pool_alloc(struct cmc_region_hdr *h, size_t size, size_t align);
+/* p lies in the units (pool_owns); a p naming no live block is recorded
+ * (INV-15/16) and ignored. */
+POOL_API void pool_free(struct cmc_region_hdr *h, void *p);
+POOL_API void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size);
+/* Requested size of the live block at p, 0 when p names none. */
+POOL_API size_t pool_usable(const struct cmc_region_hdr *h, const void *p);
+POOL_API int pool_owns(const struct cmc_region_hdr *h, const void *p);
+
+/* Supplied by whoever embeds the core: the preload reports a fault to cmc
+ * (pl_fault), the model and tests unwind.  Never returns. */
+POOL_API _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what,
+				  uint64_t size, uint64_t align);
+
+/* ---- validators (pool_check.c) ----------------------------------------- */
+
+/*
+ * What a validator reads: a copy of the region header and of the window
+ * [data_off, data_off + len) (len == used - data_off when complete).  The
+ * bytes are untrusted: every offset is bounds-checked against the window.
+ */
+struct pool_view {
+	struct cmc_region_hdr hdr;
+	const uint8_t *win;
+	uint64_t len;
+};
+
+/* A validator's message; built without libc formatting. */
+struct pool_msg {
+	char text[160];
+	size_t len;
+};
+
+/* One runtime-checkable invariant: returns 1 when it holds, 0 with a
+ * message naming the unit/slot and what is wrong, -1 when it cannot be
+ * evaluated because the pool's own metadata is unreadable (INV-1 fails). */
+struct pool_inv {
+	const char *id;          /* "INV-6", as in INVARIANTS.md */
+	const char *name;        /* short title */
+	int (*holds)(const struct pool_view *v, struct pool_msg *m);
+};
+
+#ifndef POOL_STATIC
+extern const struct pool_inv pool_invariants[];
+extern const unsigned pool_n_invariants;
+#endif
+
+/* Run every validator; bit i of the result set when pool_invariants[i]
+ * fails, bit i of *checked when it could be evaluated; the first failure's
+ * "INV-N: message" goes to first.  checked and first may be NULL. */
+POOL_API uint32_t pool_check_all(const struct pool_view *v, uint32_t *checked,
+				 struct pool_msg *first);
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * flush.c — the background writer: full blocks and commit points go from
+ * the search thread into a short queue, and one writer thread puts them
+ * into SQLite in order (block inserts, the per-level and per-operation
+ * counters, the run's progress row, COMMIT and BEGIN).  The search thread
+ * only encodes records; the SQLite work and the page writes run on the
+ * other core.  The queue is bounded, so a writer that falls behind slows
+ * the search down instead of growing memory.
+ *
+ * The connection is shared: SQLite's serialized threading mode (checked at
+ * start; without it jobs run inline) lets the search thread still insert
+ * the rare label, observation or violation row.  Whatever the search
+ * thread inserts lands in the transaction open at that moment, which is
+ * never committed before rows queued earlier (jobs run in order).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "util.h"
+
+static void job_free(struct store_job *j)
+{
+	free(j->buf.p);
+	free(j->lvl_count);
+	free(j->lvl_first);
+	free(j->taken);
+	free(j);
+}
+
+/* Runs on the writer thread (or inline).  Errors mark the store failed. */
+static void job_fail(store *st, const char *what)
+{
+	pthread_mutex_lock(&st->mu);
+	if (!st->failed) {
+		store_fail(st, what);
+		__atomic_store_n(&st->failed, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&st->mu);
+	if (st->stop)
+		eng_search_stop(st->stop);
+}
+
+static bool step(store *st, enum store_q q, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+	store_q_done(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		job_fail(st, what);
+		return false;
+	}
+	(void)q;
+	return true;
+}
+
+static void run_job(store *st, struct store_job *j)
+{
+	sqlite3_stmt *s;
+	switch (j->kind) {
+	case J_STATES:
+		s = st->q[Q_SBLOCK_INSERT];
+		sqlite3_bind_int64(s, 1, j->run);
+		sqlite3_bind_int64(s, 2, j->first);
+		sqlite3_bind_int64(s, 3, j->count);
+		sqlite3_bind_blob64(s, 4, j->buf.p, j->buf.len, SQLITE_STATIC);
+		step(st, Q_SBLOCK_INSERT, s, "write states");
+		break;
+	case J_EDGES:
+		s = st->q[Q_EBLOCK_INSERT];
+		sqlite3_bind_int64(s, 1, j->run);
+		sqlite3_bind_int64(s, 2, j->seq);
+		sqlite3_bind_int64(s, 3, j->first);
+		sqlite3_bind_int64(s, 4, j->max);
+		sqlite3_bind_int64(s, 5, j->count);
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)j->edges);
+		sqlite3_bind_blob64(s, 7, j->buf.p, j->buf.len, SQLITE_STATIC);
+		step(st, Q_EBLOCK_INSERT, s, "write transitions");
+		break;
+	case J_COMMIT:
+		for (size_t d = 0; d < j->nlvl; d++) {
+			if (!j->lvl_count[d])
+				continue;
+			s = st->q[Q_LEVEL_PUT];
+			sqlite3_bind_int64(s, 1, j->run);
+			sqlite3_bind_int64(s, 2, (sqlite3_int64)d);
+			sqlite3_bind_int64(s, 3, (sqlite3_int64)j->lvl_count[d]);
+			sqlite3_bind_int64(s, 4, j->lvl_first[d]);
+			if (!step(st, Q_LEVEL_PUT, s, "write levels"))
+				return;
+		}
+		for (size_t l = 0; l < j->ntaken; l++) {
+			if (!j->taken[l])
+				continue;
+			s = st->q[Q_RUN_ACTION];
+			sqlite3_bind_int64(s, 1, j->run);
+			sqlite3_bind_int64(s, 2, (sqlite3_int64)l);
+			sqlite3_bind_int64(s, 3, (sqlite3_int64)j->taken[l]);
+			if (!step(st, Q_RUN_ACTION, s, "write operation counts"))
+				return;
+		}
+		s = st->q[Q_RUN_PROGRESS];
+		sqlite3_bind_int64(s, 1, j->run);
+		sqlite3_bind_int64(s, 2, j->expanded_below);
+		if (j->have_stats) {
+			const eng_stats *t = &j->stats;
+			sqlite3_bind_int64(s, 3, (sqlite3_int64)t->distinct);
+			sqlite3_bind_int64(s, 4, (sqlite3_int64)t->generated);
+			sqlite3_bind_int64(s, 5, (sqlite3_int64)t->transitions);
+			sqlite3_bind_int64(s, 6, t->depth);
+			sqlite3_bind_int64(s, 7, (sqlite3_int64)t->violations);
+			sqlite3_bind_int64(s, 8, (sqlite3_int64)t->raw_distinct);
+			sqlite3_bind_int64(s, 9, (sqlite3_int64)t->canon_distinct);
+			sqlite3_bind_double(s, 10, t->elapsed_s);
+		}
+		sqlite3_bind_int64(s, 11, j->next_id);
+		sqlite3_bind_int64(s, 12, (sqlite3_int64)j->stored_tr);
+		if (!step(st, Q_RUN_PROGRESS, s, "record progress"))
+			return;
+		if (!step(st, Q_COMMIT, st->q[Q_COMMIT], "commit"))
+			return;
+		step(st, Q_BEGIN, st->q[Q_BEGIN], "begin");
+		break;
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	store *st = arg;
+	pthread_mutex_lock(&st->mu);
+	for (;;) {
+		while (!st->qn && !st->quit)
+			pthread_cond_wait(&st->cv_work, &st->mu);
+		if (!st->qn)
+			break;
+		struct store_job *j = st->queue[st->qhead];
+		st->qhead = (st->qhead + 1) % STORE_QUEUE;
+		st->qn--;
+		st->busy = true;
+		pthread_cond_broadcast(&st->cv_space);
+		pthread_mutex_unlock(&st->mu);
+		if (!__atomic_load_n(&st->failed, __ATOMIC_ACQUIRE))
+			run_job(st, j);
+		job_free(j);
+		pthread_mutex_lock(&st->mu);
+		st->busy = false;
+		pthread_cond_broadcast(&st->cv_space);
+	}
+	pthread_mutex_unlock(&st->mu);
+	return NULL;
+}
+
+int store_flush_start(store *st)
+{
+	/* Prepare what the writer uses now, so the statement cache is not
+	 * filled from two threads. */
+	static const enum store_q used[] = {Q_SBLOCK_INSERT, Q_EBLOCK_INSERT, Q_LEVEL_PUT,
+					    Q_RUN_ACTION, Q_RUN_PROGRESS, Q_COMMIT, Q_BEGIN};
+	for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
+		if (!store_q(st, used[i]))
+			return -1;
+	if (st->thread_on || sqlite3_threadsafe() != 1)
+		return 0; /* inline */
+	st->quit = false;
+	if (pthread_create(&st->thr, NULL, writer_main, st) != 0)
+		return 0; /* inline */
+	st->thread_on = true;
+	return 0;
+}
+
+void store_flush_push(store *st, struct store_job *j)
+{
+	if (!st->thread_on) {
+		if (!__atomic_load_n(&st->failed, __ATOMIC_ACQUIRE))
+			run_job(st, j);
+		job_free(j);
+		return;
+	}
+	pthread_mutex_lock(&st->mu);
+	while (st->qn == STORE_QUEUE)
+		pthread_cond_wait(&st->cv_space, &st->mu);
+	st->queue[(st->qhead + st->qn) % STORE_QUEUE] = j;
+	st->qn++;
+	pthread_cond_signal(&st->cv_work);
+	pthread_mutex_unlock(&st->mu);
+}
+
+void store_flush_wait(store *st)
+{
+	if (!st->thread_on)
+		return;
+	pthread_mutex_lock(&st->mu);
+	while (st->qn || st->busy)
+		pthread_cond_wait(&st->cv_space, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+}
+
+void store_flush_stop(store *st)
+{
+	if (!st->thread_on)
+		return;
+	pthread_mutex_lock(&st->mu);
+	st->quit = true;
+	pthread_cond_signal(&st->cv_work);
+	pthread_mutex_unlock(&st->mu);
+	pthread_join(st->thr, NULL);
+	st->thread_on = false;
+}
+
+struct store_job *store_job_new(int kind, int64_t run)
+{
+	struct store_job *j = eng_xcalloc(1, sizeof *j);
+	j->kind = kind;
+	j->run = run;
+	return j;
+}

@@ -1,0 +1,249 @@
+/*
+ * internal.h — what the store's files share and nobody else sees: the
+ * store handle, its statement cache (every query is a fixed SQL text in
+ * one table, prepared once and reused with bind/step/reset), and the
+ * encoding of fingerprints as 16-byte blobs (hi then lo, big-endian, so
+ * SQL's hex(fp) equals eng_fp_hex()).
+ */
+#ifndef CMC_STORE_INTERNAL_H
+#define CMC_STORE_INTERNAL_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* Every statement the store runs, by name; the texts are in stmt.c. */
+enum store_q {
+	Q_BEGIN, Q_COMMIT, Q_ROLLBACK,
+	Q_RUN_INSERT, Q_RUN_ACTION, Q_RUN_PROGRESS, Q_RUN_END, Q_RUN_CONTINUE,
+	Q_LABEL_INSERT, Q_LABEL_ID, Q_LABEL_TEXT,
+	Q_BLOB_INSERT, Q_BLOB_GET,
+	Q_SBLOCK_INSERT, Q_EBLOCK_INSERT, Q_LEVEL_PUT, Q_VIOL_AT,
+	Q_VIOL_INSERT, Q_VSTEP_INSERT,
+	Q_RUNS_ALL, Q_RUN_GET, Q_RUN_LATEST, Q_RUN_SOURCE, Q_RUN_COUNTS,
+	Q_SBLOCK_AT, Q_SBLOCK_ALL, Q_EBLOCK_AT, Q_EBLOCK_ALL, Q_EBLOCK_NEXT_SEQ,
+	Q_LEVELS, Q_ACTIONS_TAKEN,
+	Q_VIOLS, Q_VIOL_GET, Q_VSTEPS, Q_NEVER_TAKEN,
+	Q_RESUME_INFO, Q_RESUME_COUNTS,
+	Q__COUNT
+};
+
+/* The writer's label cache: open addressing, text -> labels.id. */
+struct store_label {
+	char *text;
+	int64_t id;
+	uint64_t hash;
+};
+
+/* The writer's pointer-keyed front cache of label ids (see label_id()). */
+struct store_label_hot {
+	const char *ptr, *text;    /* text: the interned copy */
+	int64_t id;
+};
+#define STORE_HOT 16 /* indexed by the top 4 bits of a pointer hash */
+
+/* A growable byte buffer. */
+struct store_buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+void store_buf_reserve(struct store_buf *b, size_t more);
+
+/* One state as a block record holds it (record.c).  Pointers point into
+ * the block (decoding) or the caller's memory (encoding). */
+struct store_rec {
+	uint32_t parent, label, depth;
+	eng_fp fp;
+	int status;
+	bool has_obs;
+	eng_fp raw_fp, canon_fp, raw_blob, canon_blob, reply_blob;
+	unsigned obs_flags;
+	int exit_status, term_signal;
+	uint32_t alloc_checked, alloc_failed;
+	const char *fault;
+	size_t fault_len;
+	const uint8_t *state;
+	size_t state_len;
+};
+struct store_edge_raw {
+	int64_t label;
+	uint32_t dst;
+	bool new_state;
+	eng_fp reply;
+};
+void store_rec_put(struct store_buf *b, const struct store_rec *r);
+/* Decode one record at p; returns the next record's start, NULL if damaged. */
+const uint8_t *store_rec_get(const uint8_t *p, const uint8_t *end, struct store_rec *r);
+void store_erec_put(struct store_buf *b, uint32_t src, const struct store_edge_raw *e, size_t n);
+const uint8_t *store_erec_head(const uint8_t *p, const uint8_t *end, uint32_t *src, uint32_t *n,
+			       bool *reply);
+const uint8_t *store_erec_edge(const uint8_t *p, const uint8_t *end, bool reply,
+			       struct store_edge_raw *e);
+
+/* A block is written when it holds this many bytes: just under what one
+ * 64 KiB page holds locally (65501 bytes), so a block is one page. */
+#define STORE_BLOCK_BYTES 65000
+
+/* A decoded state block kept for the next lookup (read.c). */
+struct store_sblock {
+	int64_t run;
+	uint32_t first, count;     /* count 0: empty cache */
+	uint8_t *data;
+	size_t len;
+	uint32_t *off;             /* record offsets, count entries */
+};
+
+/* A unit of work for the writer thread (flush.c); owns its arrays. */
+enum { J_STATES, J_EDGES, J_COMMIT };
+struct store_job {
+	int kind;
+	int64_t run;
+	struct store_buf buf;      /* block bytes (J_STATES, J_EDGES) */
+	uint32_t first, count, max; /* states first..; edges min_src .. max */
+	uint64_t edges;
+	int64_t seq;
+	/* J_COMMIT: the counters and progress as of the commit point */
+	uint32_t expanded_below, next_id;
+	uint64_t stored_tr;
+	eng_stats stats;
+	bool have_stats;
+	uint64_t *lvl_count, *taken;
+	uint32_t *lvl_first;
+	size_t nlvl, ntaken;
+};
+#define STORE_QUEUE 16
+
+struct store_job *store_job_new(int kind, int64_t run);
+int store_flush_start(store *st);
+/* Hand a job to the writer (blocks while the queue is full); takes it. */
+void store_flush_push(store *st, struct store_job *j);
+/* Wait until every queued job has run. */
+void store_flush_wait(store *st);
+void store_flush_stop(store *st);
+
+/*
+ * Writer invariants: while `run` is non-zero a transaction is open.
+ * States arrive in id order: sblk holds the records of ids sblk_first ..
+ * sblk_first + sblk_count - 1 and next_id is one past them.  cur_src is the
+ * state whose transitions are arriving (its edges gather in cur); every
+ * state expanded before it has its edge record in eblk or the database.
+ * Commits happen only when cur_src changes (never inside one expansion),
+ * after both blocks are flushed, so a committed database holds every
+ * state discovered so far and the complete edges of every state expanded.
+ */
+struct store {
+	sqlite3 *db;
+	char *path;
+	char err[512];
+	store_opts o;
+	sqlite3_stmt *q[Q__COUNT];
+
+	int64_t run;               /* run being written, or 0 */
+	bool failed;
+	eng_search *stop;
+	uint32_t cur_src;          /* ENG_NO_STATE before the first transition */
+	uint32_t expanded_below;   /* states below this have their edges written */
+	uint32_t next_id;
+	bool dfs;
+	uint64_t batch_states;
+	double batch_start;
+	eng_stats last;            /* latest progress from the engine */
+	bool have_last;
+
+	struct store_buf sblk, eblk;
+	uint32_t sblk_first, sblk_count;
+	uint32_t eblk_min, eblk_max, eblk_count;
+	uint64_t eblk_edges;
+	int64_t eblk_seq;
+	struct store_edge_raw *cur;
+	size_t ncur, capcur;
+	uint64_t *taken;           /* transitions per labels.id */
+	size_t ntaken;
+	uint64_t *lvl_count;       /* states per depth */
+	uint32_t *lvl_first;
+	size_t nlvl;
+
+	struct store_label *labels;
+	size_t labels_cap, labels_n;
+	struct store_label_hot hot[STORE_HOT];
+	uint64_t boundaries;
+	eng_fp *blob_seen;         /* direct-mapped cache of written blob hashes */
+
+	struct store_sblock sc;    /* reader's block cache */
+
+	/* flush.c: the writer thread and its queue (guarded by mu) */
+	pthread_t thr;
+	bool thread_on;
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_space;
+	struct store_job *queue[STORE_QUEUE];
+	unsigned qhead, qn;
+	bool busy, quit;
+};
+
+#define STORE_BLOB_SEEN 4096
+
+/* read.c: the record of one state (pointers into st->sc, valid until the
+ * next lookup).  0, 1 when absent, -1 on error. */
+int store_rec_lookup(store *st, int64_t run, uint32_t id, struct store_rec *r);
+/* Call fn for every stored state of a run in id order; stops when fn
+ * returns false.  -1 on error. */
+int store_each_state(store *st, int64_t run,
+		     bool (*fn)(void *ctx, uint32_t id, const struct store_rec *r), void *ctx);
+/* The edges out of src (caller frees *e); 0, or -1. */
+int store_edges_raw(store *st, int64_t run, uint32_t src, struct store_edge_raw **e, size_t *n);
+/* Every edge record of a run in the order written. */
+int store_each_edges(store *st, int64_t run,
+		     bool (*fn)(void *ctx, uint32_t src, const struct store_edge_raw *e, size_t n),
+		     void *ctx);
+char *store_label_text(store *st, int64_t label);
+
+sqlite3_stmt *store_q(store *st, enum store_q q);
+/* Reset and clear bindings of a statement after use. */
+void store_q_done(sqlite3_stmt *s);
+/* Record the database's error as store_error(), prefixed with what failed. */
+int store_fail(store *st, const char *what);
+int store_exec_q(store *st, enum store_q q);
+void store_stmts_finalize(store *st);
+
+void store_fp_put(uint8_t out[16], eng_fp fp);
+eng_fp store_fp_col(sqlite3_stmt *s, int col);
+int store_bind_fp(sqlite3_stmt *s, int idx, eng_fp fp); /* zero binds NULL */
+char *store_col_strdup(sqlite3_stmt *s, int col);        /* NULL stays NULL */
+
+/* Schema: the DDL of each version, applied in order by migrate.c. */
+extern const char *const store_migrations[STORE_SCHEMA_VERSION];
+int store_migrate(store *st, int to_version);
+#define STORE_APP_ID 0x636d6364 /* "cmcd" */
+
+/* fpmap.c: fingerprint -> uint32 map for grouping states in memory. */
+typedef struct store_fpmap store_fpmap;
+store_fpmap *store_fpmap_new(void);
+void store_fpmap_free(store_fpmap *m);
+/* The value for fp, or ENG_NO_STATE. */
+uint32_t store_fpmap_get(const store_fpmap *m, eng_fp fp);
+/* Insert fp -> v unless present; returns the value now held. */
+uint32_t store_fpmap_put(store_fpmap *m, eng_fp fp, uint32_t v);
+size_t store_fpmap_count(const store_fpmap *m);
+
+/* A run's graph in memory (compare.c, diff.c): per state its canonical and
+ * raw identity, and its outgoing transitions in generation order (CSR:
+ * the edges of state i are off[i] .. off[i + 1] - 1). */
+typedef struct store_graph {
+	uint32_t n;
+	eng_fp *canon, *raw;
+	bool *initial;
+	uint32_t *parent;
+	uint64_t *off;
+	uint32_t *dst, *esrc;      /* esrc: each edge's source */
+	int64_t *label;            /* labels.id, comparable across runs */
+} store_graph;
+int store_graph_load(store *st, int64_t run, bool edges, store_graph *g);
+void store_graph_clear(store_graph *g);
+
+/* Whether the process that wrote a 'running' run still runs. */
+bool store_writer_alive(int64_t pid, int64_t start);
+int64_t store_self_start(void);
+
+#endif

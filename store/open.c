@@ -1,0 +1,169 @@
+/*
+ * open.c — the store handle's life: opening a database file (created when
+ * missing unless read-only), setting SQLite up the way this workload wants
+ * it (WAL, synchronous=NORMAL, a large page cache for the writer), bringing
+ * the schema up to date, and closing.  Also the writer identity (pid and
+ * process start time) by which a reader tells a live 'running' run from one
+ * whose writer was killed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "util.h"
+
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+static int64_t proc_start(int64_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+	if (!p)
+		return -1;
+	long long v = -1;
+	/* after ") " come fields 3..; start time is field 22 */
+	for (int field = 3; field <= 22 && p; field++) {
+		p = strchr(p + 1, ' ');
+		if (p && field == 22)
+			v = strtoll(p + 1, NULL, 10);
+	}
+	return v;
+}
+
+int64_t store_self_start(void) { return proc_start(getpid()); }
+
+bool store_writer_alive(int64_t pid, int64_t start)
+{
+	if (pid <= 0)
+		return false;
+	if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		return false;
+	int64_t now = proc_start(pid);
+	return now >= 0 && now == start;
+}
+
+static void set_defaults(store_opts *o)
+{
+	if (!o->raw_cap)
+		o->raw_cap = 1u << 20;
+	if (!o->state_cap)
+		o->state_cap = 4096;
+	if (!o->batch_rows)
+		o->batch_rows = 50000;
+	if (o->batch_seconds <= 0)
+		o->batch_seconds = 0.5;
+}
+
+static int setup(store *st)
+{
+	/* Pragmas take no parameters; these texts are constants. */
+	const char *common = "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = OFF;";
+	/* page_size only takes on a new, empty file: large pages hold a whole
+	 * block of states (store/record.c) without overflow chains. */
+	const char *writer = "PRAGMA page_size = 65536;"
+			     " PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+			     " PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;";
+	char *msg = NULL;
+	if (sqlite3_exec(st->db, common, NULL, NULL, &msg) != SQLITE_OK ||
+	    (!st->o.readonly && sqlite3_exec(st->db, writer, NULL, NULL, &msg) != SQLITE_OK)) {
+		snprintf(st->err, sizeof st->err, "%s: %s", st->path,
+			 msg ? msg : sqlite3_errmsg(st->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+store *store_open(const char *path, const store_opts *o, char *err, size_t errlen)
+{
+	store *st = eng_xcalloc(1, sizeof *st);
+	st->path = eng_xstrdup(path);
+	if (o)
+		st->o = *o;
+	set_defaults(&st->o);
+	st->cur_src = ENG_NO_STATE;
+	pthread_mutex_init(&st->mu, NULL);
+	pthread_cond_init(&st->cv_work, NULL);
+	pthread_cond_init(&st->cv_space, NULL);
+
+	struct stat sb;
+	bool exists = stat(path, &sb) == 0;
+	if (st->o.readonly && !exists) {
+		snprintf(st->err, sizeof st->err, "%s: no such database (run `cmc check` first)",
+			 path);
+		goto fail;
+	}
+	if (exists && !S_ISREG(sb.st_mode)) {
+		snprintf(st->err, sizeof st->err, "%s: not a regular file", path);
+		goto fail;
+	}
+	/* Readers still open read-write when they can, so that an older
+	 * schema can be upgraded; a file they cannot write they read as is. */
+	int flags = SQLITE_OPEN_READWRITE | (st->o.readonly ? 0 : SQLITE_OPEN_CREATE);
+	int rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+	if (rc != SQLITE_OK && st->o.readonly) {
+		sqlite3_close(st->db);
+		st->db = NULL;
+		rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		snprintf(st->err, sizeof st->err, "%s: cannot open: %s", path,
+			 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		goto fail;
+	}
+	sqlite3_extended_result_codes(st->db, 0);
+	/* Classify before any pragma that could write (journal_mode). */
+	if (store_migrate(st, 0) < 0 || setup(st) < 0 || store_migrate(st, STORE_SCHEMA_VERSION) < 0)
+		goto fail;
+	return st;
+fail:
+	snprintf(err, errlen, "%s", st->err);
+	store_close(st);
+	return NULL;
+}
+
+void store_close(store *st)
+{
+	if (!st)
+		return;
+	/* A run left unfinished keeps only what its last commit point holds:
+	 * rows queued since may describe a half-expanded state. */
+	store_flush_stop(st);
+	if (st->db && !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, st->run ? "ROLLBACK" : "COMMIT", NULL, NULL, NULL);
+	store_stmts_finalize(st);
+	if (st->db)
+		sqlite3_close(st->db);
+	for (size_t i = 0; i < st->labels_cap; i++)
+		free(st->labels[i].text);
+	free(st->labels);
+	free(st->blob_seen);
+	free(st->sblk.p);
+	free(st->eblk.p);
+	free(st->cur);
+	free(st->taken);
+	free(st->lvl_count);
+	free(st->lvl_first);
+	free(st->sc.data);
+	free(st->sc.off);
+	free(st->path);
+	pthread_mutex_destroy(&st->mu);
+	pthread_cond_destroy(&st->cv_work);
+	pthread_cond_destroy(&st->cv_space);
+	free(st);
+}
+
+const char *store_error(const store *st) { return st->err; }
+const char *store_path(const store *st) { return st->path; }
+bool store_failed(const store *st) { return st->failed; }

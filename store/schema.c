@@ -1,0 +1,77 @@
+/*
+ * schema.c — the database schema, as the list of migrations that build it.
+ * store_migrations[v - 1] takes a database from version v - 1 to v (PRAGMA
+ * user_version).  Never edit a released entry: append a new one.  The
+ * tables, the block encoding and the views are documented in
+ * store/SCHEMA.md, which must follow.
+ */
+#include "internal.h"
+
+const char *const store_migrations[STORE_SCHEMA_VERSION] = {
+	/* 1: runs, states and transitions in blocks, observations, violations. */
+	"CREATE TABLE runs("
+	" id INTEGER PRIMARY KEY,"
+	" kind TEXT NOT NULL,"
+	" name TEXT NOT NULL,"
+	" source_path TEXT,"
+	" source_text TEXT,"
+	" options TEXT,"
+	" search_order TEXT NOT NULL DEFAULT 'bfs',"
+	" version TEXT NOT NULL,"
+	" started REAL NOT NULL,"
+	" ended REAL,"
+	" status TEXT NOT NULL CHECK(status IN"
+	"  ('running','complete','interrupted','violation','error')),"
+	" writer_pid INTEGER,"
+	" writer_start INTEGER,"
+	" resumed_from INTEGER,"
+	" expanded_below INTEGER NOT NULL DEFAULT 0,"
+	" distinct_states INTEGER, generated INTEGER, transitions INTEGER,"
+	" depth INTEGER, violations INTEGER,"
+	" raw_distinct INTEGER, canon_distinct INTEGER,"
+	" elapsed_s REAL, complete INTEGER, bounded INTEGER,"
+	" stored_states INTEGER NOT NULL DEFAULT 0,"
+	" stored_transitions INTEGER NOT NULL DEFAULT 0);"
+	"CREATE TABLE labels(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE run_actions(run INTEGER NOT NULL, label INTEGER NOT NULL,"
+	" PRIMARY KEY(run, label)) WITHOUT ROWID;"
+	"CREATE TABLE blobs(hash BLOB PRIMARY KEY, full_len INTEGER NOT NULL,"
+	" data BLOB NOT NULL);"
+	"CREATE TABLE state_blocks(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
+	" first INTEGER NOT NULL, count INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE UNIQUE INDEX state_blocks_idx ON state_blocks(run, first);"
+	"CREATE TABLE edge_blocks(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
+	" seq INTEGER NOT NULL, min_src INTEGER NOT NULL, max_src INTEGER NOT NULL,"
+	" count INTEGER NOT NULL, edges INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE UNIQUE INDEX edge_blocks_idx ON edge_blocks(run, seq);"
+	"CREATE INDEX edge_blocks_src_idx ON edge_blocks(run, min_src, max_src);"
+	"CREATE TABLE levels(run INTEGER NOT NULL, depth INTEGER NOT NULL,"
+	" states INTEGER NOT NULL, first_id INTEGER NOT NULL,"
+	" PRIMARY KEY(run, depth)) WITHOUT ROWID;"
+	"CREATE TABLE violations(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
+	" property TEXT NOT NULL, message TEXT, state INTEGER, init_fp BLOB);"
+	"CREATE INDEX violations_run_idx ON violations(run, state);"
+	"CREATE TABLE violation_steps(violation INTEGER NOT NULL, step INTEGER NOT NULL,"
+	" label INTEGER NOT NULL, fp BLOB, PRIMARY KEY(violation, step)) WITHOUT ROWID;",
+
+	/* 2: how often each operation was taken, and the everyday views. */
+	"ALTER TABLE run_actions ADD COLUMN taken INTEGER NOT NULL DEFAULT 0;"
+	"CREATE VIEW states_by_depth AS"
+	" SELECT run, depth, states, first_id FROM levels;"
+	"CREATE VIEW violations_with_traces AS"
+	" SELECT v.run, v.id AS violation, v.property, v.message, v.state,"
+	"  (SELECT count(*) FROM violation_steps s WHERE s.violation = v.id) AS steps,"
+	"  (SELECT group_concat(text, ' ; ') FROM"
+	"    (SELECT l.text AS text FROM violation_steps s JOIN labels l ON l.id = s.label"
+	"     WHERE s.violation = v.id ORDER BY s.step)) AS trace"
+	" FROM violations v;"
+	"CREATE VIEW operations_taken AS"
+	" SELECT a.run, l.text AS operation, a.taken FROM run_actions a"
+	" JOIN labels l ON l.id = a.label;"
+	"CREATE VIEW operations_never_taken AS"
+	" SELECT run, operation FROM operations_taken WHERE taken = 0;"
+	"CREATE VIEW run_list AS"
+	" SELECT id AS run, name, kind, status, distinct_states, transitions, depth,"
+	"  violations, stored_states, stored_transitions,"
+	"  datetime(started, 'unixepoch') AS started FROM runs;",
+};

@@ -1,0 +1,720 @@
+/*
+ * write.c — the store as an engine listener: runs begun and ended, and every
+ * state, transition, observation and violation of the run written as it is
+ * reported.  States are encoded into state blocks as they are discovered,
+ * each state's transitions into an edge record when its expansion ends
+ * (record.c), and full blocks go to SQLite through reused prepared
+ * statements inside transactions of store_opts.batch_rows states or
+ * batch_seconds.  A transaction is committed only between two states'
+ * expansions (see the invariant above struct store), so a SIGKILL loses at
+ * most the last batch and leaves every committed transition's ends and
+ * every committed state's parent in place.
+ *
+ * A write error (disk full) is kept in store_error(): the listener stops
+ * writing and asks the search to stop; earlier commits are untouched.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "util.h"
+
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool failed(store *st) { return __atomic_load_n(&st->failed, __ATOMIC_ACQUIRE); }
+
+static void writer_fail(store *st, const char *what)
+{
+	pthread_mutex_lock(&st->mu);
+	if (!st->failed) {
+		store_fail(st, what);
+		__atomic_store_n(&st->failed, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&st->mu);
+	if (st->stop)
+		eng_search_stop(st->stop);
+}
+
+static bool step_done(store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+	store_q_done(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		writer_fail(st, what);
+		return false;
+	}
+	return true;
+}
+
+static sqlite3_stmt *wq(store *st, enum store_q q)
+{
+	sqlite3_stmt *s = store_q(st, q);
+	if (!s)
+		writer_fail(st, "prepare");
+	return s;
+}
+
+/* ---- labels: interned, cached in memory ---------------------------------- */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static void labels_grow(store *st)
+{
+	size_t cap = st->labels_cap ? st->labels_cap * 2 : 64;
+	struct store_label *t = eng_xcalloc(cap, sizeof *t);
+	for (size_t i = 0; i < st->labels_cap; i++) {
+		struct store_label *l = &st->labels[i];
+		if (!l->text)
+			continue;
+		size_t j = l->hash & (cap - 1);
+		while (t[j].text)
+			j = (j + 1) & (cap - 1);
+		t[j] = *l;
+	}
+	free(st->labels);
+	st->labels = t;
+	st->labels_cap = cap;
+}
+
+/* labels.id of a label text, inserting it when new; -1 on error.
+ * Frontends mostly pass the same few strings again and again (a model's
+ * action names), so a cache keyed by the pointer, checked by content,
+ * answers before any hashing. */
+static int64_t label_id(store *st, const char *text)
+{
+	if (!text)
+		text = "";
+	struct store_label_hot *hot = &st->hot[((uintptr_t)text * 0x9e3779b97f4a7c15ull) >> 60];
+	if (hot->ptr == text && strcmp(hot->text, text) == 0)
+		return hot->id;
+	uint64_t h = str_hash(text);
+	if (st->labels_cap) {
+		for (size_t j = h & (st->labels_cap - 1); st->labels[j].text;
+		     j = (j + 1) & (st->labels_cap - 1))
+			if (st->labels[j].hash == h && strcmp(st->labels[j].text, text) == 0) {
+				*hot = (struct store_label_hot){text, st->labels[j].text,
+								st->labels[j].id};
+				return st->labels[j].id;
+			}
+	}
+	sqlite3_stmt *ins = wq(st, Q_LABEL_INSERT), *get = wq(st, Q_LABEL_ID);
+	if (!ins || !get)
+		return -1;
+	sqlite3_bind_text(ins, 1, text, -1, SQLITE_STATIC);
+	if (!step_done(st, ins, "insert label"))
+		return -1;
+	sqlite3_bind_text(get, 1, text, -1, SQLITE_STATIC);
+	int64_t id = sqlite3_step(get) == SQLITE_ROW ? sqlite3_column_int64(get, 0) : -1;
+	store_q_done(get);
+	if (id < 0 || id > UINT32_MAX) {
+		writer_fail(st, "look up label");
+		return -1;
+	}
+	if ((st->labels_n + 1) * 2 > st->labels_cap)
+		labels_grow(st);
+	size_t j = h & (st->labels_cap - 1);
+	while (st->labels[j].text)
+		j = (j + 1) & (st->labels_cap - 1);
+	st->labels[j] = (struct store_label){eng_xstrdup(text), id, h};
+	st->labels_n++;
+	return id;
+}
+
+/* ---- observation blobs, content-addressed -------------------------------- */
+
+/* Writes the bytes once per distinct content; returns their address (zero
+ * for no bytes).  The address hashes the whole content; at most `cap`
+ * bytes of it are kept, with the full length beside them. */
+static eng_fp put_blob(store *st, const uint8_t *b, size_t len, size_t cap)
+{
+	eng_fp zero = {0, 0};
+	if (!b)
+		return zero;
+	eng_fp h = eng_fp_of(b, len);
+	if (!st->blob_seen)
+		st->blob_seen = eng_xcalloc(STORE_BLOB_SEEN, sizeof *st->blob_seen);
+	eng_fp *slot = &st->blob_seen[h.lo & (STORE_BLOB_SEEN - 1)];
+	if (eng_fp_eq(*slot, h))
+		return h;
+	sqlite3_stmt *s = wq(st, Q_BLOB_INSERT);
+	if (!s)
+		return zero;
+	store_bind_fp(s, 1, h);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)len);
+	sqlite3_bind_blob64(s, 3, b, len < cap ? len : cap, SQLITE_STATIC);
+	if (!step_done(st, s, "insert observation"))
+		return zero;
+	*slot = h;
+	return h;
+}
+
+/* ---- counters kept in memory, written at each commit -------------------- */
+
+static void count_taken(store *st, int64_t label)
+{
+	if ((size_t)label >= st->ntaken) {
+		size_t n = st->ntaken ? st->ntaken : 16;
+		while (n <= (size_t)label)
+			n *= 2;
+		st->taken = eng_xrealloc(st->taken, n * sizeof *st->taken);
+		memset(st->taken + st->ntaken, 0, (n - st->ntaken) * sizeof *st->taken);
+		st->ntaken = n;
+	}
+	st->taken[label]++;
+}
+
+static void count_level(store *st, uint32_t depth, uint32_t id)
+{
+	if (depth >= st->nlvl) {
+		size_t n = st->nlvl ? st->nlvl : 64;
+		while (n <= depth)
+			n *= 2;
+		st->lvl_count = eng_xrealloc(st->lvl_count, n * sizeof *st->lvl_count);
+		st->lvl_first = eng_xrealloc(st->lvl_first, n * sizeof *st->lvl_first);
+		memset(st->lvl_count + st->nlvl, 0, (n - st->nlvl) * sizeof *st->lvl_count);
+		for (size_t i = st->nlvl; i < n; i++)
+			st->lvl_first[i] = ENG_NO_STATE;
+		st->nlvl = n;
+	}
+	st->lvl_count[depth]++;
+	if (id < st->lvl_first[depth])
+		st->lvl_first[depth] = id;
+}
+
+/* ---- blocks ------------------------------------------------------------- */
+
+/* Hand the block being filled to the writer thread. */
+static void flush_states(store *st)
+{
+	if (!st->sblk_count || failed(st))
+		return;
+	struct store_job *j = store_job_new(J_STATES, st->run);
+	j->buf = st->sblk;
+	j->first = st->sblk_first;
+	j->count = st->sblk_count;
+	st->sblk = (struct store_buf){0};
+	store_buf_reserve(&st->sblk, STORE_BLOCK_BYTES + 4096);
+	st->sblk_first += st->sblk_count;
+	st->sblk_count = 0;
+	store_flush_push(st, j);
+}
+
+static void flush_edges(store *st)
+{
+	if (!st->eblk_count || failed(st))
+		return;
+	struct store_job *j = store_job_new(J_EDGES, st->run);
+	j->buf = st->eblk;
+	j->seq = st->eblk_seq++;
+	j->first = st->eblk_min;
+	j->max = st->eblk_max;
+	j->count = st->eblk_count;
+	j->edges = st->eblk_edges;
+	st->eblk = (struct store_buf){0};
+	store_buf_reserve(&st->eblk, STORE_BLOCK_BYTES + 4096);
+	st->eblk_count = 0;
+	st->eblk_edges = 0;
+	store_flush_push(st, j);
+}
+
+/* The state being expanded is done: its edges join the edge block. */
+static void finish_expansion(store *st)
+{
+	if (st->cur_src == ENG_NO_STATE)
+		return;
+	if (st->eblk_count && st->eblk.len + 16 + st->ncur * 36 > STORE_BLOCK_BYTES)
+		flush_edges(st);
+	store_erec_put(&st->eblk, st->cur_src, st->cur, st->ncur);
+	if (!st->eblk_count || st->cur_src < st->eblk_min)
+		st->eblk_min = st->cur_src;
+	if (!st->eblk_count || st->cur_src > st->eblk_max)
+		st->eblk_max = st->cur_src;
+	st->eblk_count++;
+	st->eblk_edges += st->ncur;
+	st->ncur = 0;
+	if (!st->dfs && st->cur_src + 1 > st->expanded_below)
+		st->expanded_below = st->cur_src + 1;
+	st->cur_src = ENG_NO_STATE;
+}
+
+static uint64_t stored_transitions(store *st);
+
+static bool write_counters(store *st)
+{
+	for (size_t d = 0; d < st->nlvl; d++) {
+		if (!st->lvl_count[d])
+			continue;
+		sqlite3_stmt *s = wq(st, Q_LEVEL_PUT);
+		if (!s)
+			return false;
+		sqlite3_bind_int64(s, 1, st->run);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)d);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)st->lvl_count[d]);
+		sqlite3_bind_int64(s, 4, st->lvl_first[d]);
+		if (!step_done(st, s, "write levels"))
+			return false;
+	}
+	for (size_t l = 0; l < st->ntaken; l++) {
+		if (!st->taken[l])
+			continue;
+		sqlite3_stmt *s = wq(st, Q_RUN_ACTION);
+		if (!s)
+			return false;
+		sqlite3_bind_int64(s, 1, st->run);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)l);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)st->taken[l]);
+		if (!step_done(st, s, "write operation counts"))
+			return false;
+	}
+	return true;
+}
+
+static void bind_stats(sqlite3_stmt *s, int first, const eng_stats *t)
+{
+	sqlite3_bind_int64(s, first, (sqlite3_int64)t->distinct);
+	sqlite3_bind_int64(s, first + 1, (sqlite3_int64)t->generated);
+	sqlite3_bind_int64(s, first + 2, (sqlite3_int64)t->transitions);
+	sqlite3_bind_int64(s, first + 3, t->depth);
+	sqlite3_bind_int64(s, first + 4, (sqlite3_int64)t->violations);
+	sqlite3_bind_int64(s, first + 5, (sqlite3_int64)t->raw_distinct);
+	sqlite3_bind_int64(s, first + 6, (sqlite3_int64)t->canon_distinct);
+	sqlite3_bind_double(s, first + 7, t->elapsed_s);
+}
+
+/* Flush, and queue the commit point with the counters as they are now.
+ * Called only between expansions. */
+static void commit_batch(store *st)
+{
+	flush_states(st);
+	flush_edges(st);
+	if (failed(st))
+		return;
+	struct store_job *j = store_job_new(J_COMMIT, st->run);
+	j->expanded_below = st->expanded_below;
+	j->next_id = st->next_id;
+	j->stored_tr = stored_transitions(st);
+	j->stats = st->last;
+	j->have_stats = st->have_last;
+	j->nlvl = st->nlvl;
+	j->ntaken = st->ntaken;
+	if (st->nlvl) {
+		j->lvl_count = eng_xmemdup(st->lvl_count, st->nlvl * sizeof *st->lvl_count);
+		j->lvl_first = eng_xmemdup(st->lvl_first, st->nlvl * sizeof *st->lvl_first);
+	}
+	if (st->ntaken)
+		j->taken = eng_xmemdup(st->taken, st->ntaken * sizeof *st->taken);
+	store_flush_push(st, j);
+	st->batch_states = 0;
+	st->batch_start = eng_now();
+}
+
+/* ---- listener callbacks ------------------------------------------------- */
+
+static void on_state(void *ctx, const eng_state_info *si)
+{
+	store *st = ctx;
+	if (failed(st) || !st->run)
+		return;
+	if (si->id != st->next_id) {
+		char what[96];
+		snprintf(what, sizeof what, "state %u reported out of order (expected %u)", si->id,
+			 st->next_id);
+		writer_fail(st, what);
+		return;
+	}
+	struct store_rec r = {
+		.parent = si->parent,
+		.depth = si->depth,
+		.fp = si->fp,
+		.status = si->bad ? STORE_VIOLATION : STORE_OK,
+	};
+	if (si->parent != ENG_NO_STATE) {
+		int64_t l = label_id(st, si->label);
+		if (l < 0)
+			return;
+		r.label = (uint32_t)l;
+	}
+	const eng_obs *o = si->obs;
+	if (o) {
+		r.has_obs = true;
+		r.raw_fp = o->raw;
+		r.canon_fp = o->canon;
+		r.raw_blob = put_blob(st, o->raw_bytes, o->raw_len, st->o.raw_cap);
+		r.canon_blob = put_blob(st, o->canon_rec, o->canon_len, SIZE_MAX);
+		r.reply_blob = put_blob(st, o->reply, o->reply_len, SIZE_MAX);
+		if (failed(st))
+			return;
+		r.obs_flags = o->flags;
+		r.exit_status = o->flags & ENG_OBS_EXITED ? o->exit_status : 0;
+		r.term_signal = o->flags & ENG_OBS_SIGNALED ? o->term_signal : 0;
+		if (o->flags & ENG_OBS_ALLOC) {
+			r.alloc_checked = o->alloc_checked;
+			r.alloc_failed = o->alloc_failed;
+		}
+		if (o->fault) {
+			r.fault = o->fault;
+			r.fault_len = strnlen(o->fault, 4096);
+		}
+		if (o->flags & (ENG_OBS_FAULT | ENG_OBS_SIGNALED))
+			r.status = STORE_FAULT;
+	}
+	if (si->state && si->state_len <= st->o.state_cap) {
+		r.state = si->state;
+		r.state_len = si->state_len;
+	}
+	/* A block stays within one page unless a single record is larger. */
+	size_t bound = 64 + (r.has_obs ? 5 * 16 + 64 + r.fault_len : 0) + r.state_len;
+	if (st->sblk_count && st->sblk.len + bound > STORE_BLOCK_BYTES)
+		flush_states(st);
+	store_rec_put(&st->sblk, &r);
+	st->sblk_count++;
+	st->next_id++;
+	st->batch_states++;
+	count_level(st, si->depth, si->id);
+}
+
+static void on_transition(void *ctx, uint32_t from, uint32_t to, const char *label,
+			  const eng_obs *obs, bool new_state)
+{
+	store *st = ctx;
+	if (failed(st) || !st->run)
+		return;
+	if (from != st->cur_src) {
+		finish_expansion(st);
+		if (!st->dfs && from > st->expanded_below)
+			st->expanded_below = from; /* states between had no successors */
+		/* the clock is read every 64th expansion only */
+		if (st->batch_states >= st->o.batch_rows ||
+		    ((++st->boundaries & 63) == 0 && st->batch_states &&
+		     eng_now() - st->batch_start >= st->o.batch_seconds))
+			commit_batch(st);
+		if (failed(st))
+			return;
+		st->cur_src = from;
+	}
+	int64_t lid = label_id(st, label);
+	if (lid < 0)
+		return;
+	eng_fp reply = {0, 0};
+	if (obs && (reply = put_blob(st, obs->reply, obs->reply_len, SIZE_MAX), failed(st)))
+		return;
+	if (st->ncur == st->capcur) {
+		st->capcur = st->capcur ? st->capcur * 2 : 64;
+		st->cur = eng_xrealloc(st->cur, st->capcur * sizeof *st->cur);
+	}
+	st->cur[st->ncur++] = (struct store_edge_raw){lid, to, new_state, reply};
+	count_taken(st, lid);
+}
+
+static void on_violation(void *ctx, const eng_violation *v)
+{
+	store *st = ctx;
+	if (failed(st) || !st->run)
+		return;
+	/* The violating state's block goes first, so no commit holds the
+	 * violation without its state. */
+	flush_states(st);
+	store_flush_wait(st);
+	sqlite3_stmt *s = wq(st, Q_VIOL_INSERT);
+	if (!s)
+		return;
+	sqlite3_bind_int64(s, 1, st->run);
+	sqlite3_bind_text(s, 2, v->property ? v->property : "", -1, SQLITE_STATIC);
+	if (v->message)
+		sqlite3_bind_text(s, 3, v->message, -1, SQLITE_STATIC);
+	if (v->state != ENG_NO_STATE)
+		sqlite3_bind_int64(s, 4, v->state);
+	if (v->trace)
+		store_bind_fp(s, 5, v->trace->init_fp);
+	if (!step_done(st, s, "insert violation"))
+		return;
+	int64_t vid = sqlite3_last_insert_rowid(st->db);
+	for (size_t i = 0; v->trace && i < v->trace->len; i++) {
+		int64_t lid = label_id(st, v->trace->labels[i]);
+		sqlite3_stmt *t = wq(st, Q_VSTEP_INSERT);
+		if (lid < 0 || !t)
+			return;
+		sqlite3_bind_int64(t, 1, vid);
+		sqlite3_bind_int64(t, 2, (sqlite3_int64)i);
+		sqlite3_bind_int64(t, 3, lid);
+		if (v->trace->fps)
+			store_bind_fp(t, 4, v->trace->fps[i]);
+		if (!step_done(st, t, "insert violation trace"))
+			return;
+	}
+}
+
+static void on_progress(void *ctx, const eng_stats *t)
+{
+	store *st = ctx;
+	st->last = *t;
+	st->have_last = true;
+}
+
+void store_listener(store *st, eng_search *stop, eng_listener *out)
+{
+	st->stop = stop;
+	*out = (eng_listener){
+		.on_state = on_state,
+		.on_transition = on_transition,
+		.on_violation = on_violation,
+		.on_progress = on_progress,
+		.on_done = on_progress,
+		.ctx = st,
+	};
+}
+
+/* ---- runs --------------------------------------------------------------- */
+
+static void reset_writer(store *st)
+{
+	__atomic_store_n(&st->failed, false, __ATOMIC_RELEASE);
+	st->err[0] = 0;
+	st->cur_src = ENG_NO_STATE;
+	st->expanded_below = 0;
+	st->next_id = 0;
+	st->ncur = 0;
+	st->batch_states = 0;
+	st->batch_start = eng_now();
+	st->have_last = false;
+	st->sblk.len = st->eblk.len = 0;
+	st->sblk_first = st->sblk_count = 0;
+	st->eblk_count = 0;
+	st->eblk_edges = 0;
+	st->eblk_seq = 0;
+	if (st->taken)
+		memset(st->taken, 0, st->ntaken * sizeof *st->taken);
+	if (st->lvl_count) {
+		memset(st->lvl_count, 0, st->nlvl * sizeof *st->lvl_count);
+		for (size_t i = 0; i < st->nlvl; i++)
+			st->lvl_first[i] = ENG_NO_STATE;
+	}
+}
+
+/* Transitions of the run written so far: the taken counts sum them. */
+static uint64_t stored_transitions(store *st)
+{
+	uint64_t n = 0;
+	for (size_t l = 0; l < st->ntaken; l++)
+		n += st->taken[l];
+	return n - st->ncur;
+}
+
+int64_t store_run_begin(store *st, const store_run_info *in)
+{
+	if (st->o.readonly) {
+		snprintf(st->err, sizeof st->err, "%s: opened read-only", st->path);
+		return -1;
+	}
+	if (st->run && store_run_end(st, "interrupted", NULL) < 0)
+		return -1;
+	reset_writer(st);
+	st->dfs = in->order && strcmp(in->order, "dfs") == 0;
+	if (store_exec_q(st, Q_BEGIN) < 0)
+		return -1;
+	sqlite3_stmt *s = store_q(st, Q_RUN_INSERT);
+	if (!s)
+		goto fail;
+	sqlite3_bind_text(s, 1, in->kind ? in->kind : "model", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, in->name ? in->name : "", -1, SQLITE_STATIC);
+	if (in->source_path)
+		sqlite3_bind_text(s, 3, in->source_path, -1, SQLITE_STATIC);
+	if (in->source_text)
+		sqlite3_bind_text(s, 4, in->source_text, -1, SQLITE_STATIC);
+	if (in->options)
+		sqlite3_bind_text(s, 5, in->options, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, st->dfs ? "dfs" : "bfs", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, CMC_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 8, wall_now());
+	sqlite3_bind_int64(s, 9, getpid());
+	sqlite3_bind_int64(s, 10, store_self_start());
+	if (in->resumed_from)
+		sqlite3_bind_int64(s, 11, in->resumed_from);
+	int rc = sqlite3_step(s);
+	store_q_done(s);
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "insert run");
+		goto fail;
+	}
+	st->run = sqlite3_last_insert_rowid(st->db);
+	for (unsigned i = 0; i < in->n_actions; i++) {
+		int64_t lid = label_id(st, in->actions[i]);
+		sqlite3_stmt *a = store_q(st, Q_RUN_ACTION);
+		if (lid < 0 || !a)
+			goto fail;
+		sqlite3_bind_int64(a, 1, st->run);
+		sqlite3_bind_int64(a, 2, lid);
+		sqlite3_bind_int64(a, 3, 0);
+		if (!step_done(st, a, "insert run action"))
+			goto fail;
+	}
+	/* The run row is visible as 'running' from here on. */
+	if (store_exec_q(st, Q_COMMIT) < 0 || store_exec_q(st, Q_BEGIN) < 0 ||
+	    store_flush_start(st) < 0)
+		goto fail;
+	return st->run;
+fail:
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->run = 0;
+	return -1;
+}
+
+/* Reload what the writer keeps in memory for a run written before. */
+static int reload_counters(store *st, int64_t run)
+{
+	store_run info;
+	if (store_run_get(st, run, &info) != 0)
+		return -1;
+	st->next_id = (uint32_t)info.stored_states;
+	st->sblk_first = st->next_id;
+	store_run_clear(&info);
+	sqlite3_stmt *s = store_q(st, Q_LEVELS);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		uint32_t d = (uint32_t)sqlite3_column_int64(s, 0);
+		uint64_t n = (uint64_t)sqlite3_column_int64(s, 1);
+		count_level(st, d, (uint32_t)sqlite3_column_int64(s, 2));
+		st->lvl_count[d] = n;
+	}
+	store_q_done(s);
+	s = store_q(st, Q_ACTIONS_TAKEN);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t l = sqlite3_column_int64(s, 0);
+		if (l < 0 || l > UINT32_MAX)
+			continue;
+		count_taken(st, l);
+		st->taken[l] = (uint64_t)sqlite3_column_int64(s, 1);
+	}
+	store_q_done(s);
+	s = store_q(st, Q_EBLOCK_NEXT_SEQ);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	st->eblk_seq = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	store_q_done(s);
+	s = store_q(st, Q_RESUME_INFO);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	st->expanded_below = sqlite3_step(s) == SQLITE_ROW ? (uint32_t)sqlite3_column_int64(s, 0) : 0;
+	store_q_done(s);
+	return 0;
+}
+
+int store_run_continue(store *st, int64_t run)
+{
+	if (st->run && store_run_end(st, "interrupted", NULL) < 0)
+		return -1;
+	reset_writer(st);
+	if (reload_counters(st, run) < 0 || store_exec_q(st, Q_BEGIN) < 0)
+		return -1;
+	sqlite3_stmt *s = store_q(st, Q_RUN_CONTINUE);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, getpid());
+	sqlite3_bind_int64(s, 3, store_self_start());
+	int rc = sqlite3_step(s);
+	store_q_done(s);
+	if (rc != SQLITE_DONE || store_exec_q(st, Q_COMMIT) < 0 || store_exec_q(st, Q_BEGIN) < 0 ||
+	    store_flush_start(st) < 0) {
+		store_fail(st, "reopen run");
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	st->run = run;
+	return 0;
+}
+
+int store_run_end(store *st, const char *status, const eng_stats *t)
+{
+	if (!st->run)
+		return 0;
+	if (t) {
+		st->last = *t;
+		st->have_last = true;
+	}
+	if (!failed(st)) {
+		/* The engine stops between expansions: the last one is whole. */
+		finish_expansion(st);
+		flush_states(st);
+		flush_edges(st);
+	}
+	store_flush_stop(st); /* every queued block is in; one thread from here */
+	bool was_failed = st->failed;
+	char saved[sizeof st->err];
+	memcpy(saved, st->err, sizeof saved);
+	if (!st->failed)
+		write_counters(st);
+	/* After a write error the open transaction may be gone; start afresh so
+	 * the run row at least says how it ended. */
+	if (st->failed && !sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_get_autocommit(st->db) && store_exec_q(st, Q_BEGIN) < 0)
+		goto out;
+	sqlite3_stmt *s = store_q(st, Q_RUN_END);
+	if (!s)
+		goto out;
+	const eng_stats *f = st->have_last ? &st->last : NULL;
+	sqlite3_bind_int64(s, 1, st->run);
+	sqlite3_bind_text(s, 2, st->failed ? "error" : status, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 3, wall_now());
+	sqlite3_bind_int64(s, 4, f && f->complete && !st->failed ? st->next_id : st->expanded_below);
+	if (f) {
+		bind_stats(s, 5, f);
+		sqlite3_bind_int(s, 13, f->complete);
+		sqlite3_bind_int(s, 14, f->bounded);
+	}
+	if (!st->failed) {
+		sqlite3_bind_int64(s, 15, st->next_id);
+		sqlite3_bind_int64(s, 16, (sqlite3_int64)stored_transitions(st));
+	} else {
+		/* leave the committed figures */
+		sqlite3_bind_null(s, 15);
+		sqlite3_bind_null(s, 16);
+	}
+	int rc = sqlite3_step(s);
+	store_q_done(s);
+	if (rc != SQLITE_DONE) {
+		store_fail(st, "end run");
+		goto out;
+	}
+	if (store_exec_q(st, Q_COMMIT) < 0)
+		goto out;
+	st->run = 0;
+	if (st->failed) {
+		if (was_failed)
+			memcpy(st->err, saved, sizeof saved);
+		return -1;
+	}
+	return 0;
+out:
+	if (!sqlite3_get_autocommit(st->db))
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	st->run = 0;
+	st->failed = true;
+	if (was_failed)
+		memcpy(st->err, saved, sizeof saved);
+	return -1;
+}

@@ -1,0 +1,93 @@
+#!/bin/sh
+# tests/bench/engine.sh — the search engine against SPIN on one model, in
+# one run: states per second, peak memory and bytes per state of each, and
+# the ratios (cmc / SPIN).  One figure per line.
+#
+# The model is bench-counters (share/models/bench.c): 5 counters 0..28,
+# 20,511,149 states of 20 bytes; share/models/promela/bench.pml is the same
+# model for SPIN, compiled as the SPIN tests compile it (-O2 -DSAFETY
+# -DNOREDUCE: exhaustive safety search, full state storage).
+# BENCH_SIZE=small uses bench-counters-small (K = 22, 5,153,632 states).
+#
+# Each tool's states/s is distinct states over its own search time (cmc's
+# elapsed_s, pan's "elapsed time"); peak memory is the process's maximum
+# resident set size from GNU time; bytes/state is that over the distinct
+# states, so it counts everything the process holds, not only the set.
+set -u
+B=${B:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CMC=${CMC:-$top/$B/cmc}
+
+case ${BENCH_SIZE:-full} in
+small) model=bench-counters-small K=22 w=24 ;;
+*)     model=bench-counters K=29 w=26 ;;
+esac
+
+missing=
+for c in spin gcc; do command -v "$c" >/dev/null 2>&1 || missing="$missing $c"; done
+[ -x /usr/bin/time ] || missing="$missing /usr/bin/time(package time)"
+[ -x "$CMC" ] || missing="$missing $CMC"
+if [ -n "$missing" ]; then
+	echo "engine.sh: cannot run, missing:$missing" >&2
+	exit 2
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cmc-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# rss_kib FILE — "Maximum resident set size (kbytes)" from GNU time -v.
+rss_kib() { sed -n 's/.*Maximum resident set size (kbytes): *\([0-9]*\).*/\1/p' "$1"; }
+# ratio A B — A / B with two decimals.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# --- SPIN ---------------------------------------------------------------
+(cd "$tmp" && spin -DK=$K -a "$top/share/models/promela/bench.pml" >spin.out 2>&1 &&
+	gcc -O2 -DSAFETY -DNOREDUCE -o pan pan.c 2>gcc.out) || {
+	echo "engine.sh: building pan failed:" >&2
+	cat "$tmp/spin.out" "$tmp/gcc.out" >&2
+	exit 2
+}
+(cd "$tmp" && /usr/bin/time -v ./pan -w$w >pan.out 2>pan.time) || {
+	echo "engine.sh: pan failed" >&2
+	cat "$tmp/pan.out" "$tmp/pan.time" >&2
+	exit 2
+}
+spin_states=$(sed -n 's/^ *\([0-9][0-9]*\) states, stored.*/\1/p' "$tmp/pan.out")
+spin_secs=$(sed -n 's/^pan: elapsed time \([0-9.e+-]*\) seconds.*/\1/p' "$tmp/pan.out")
+spin_rss=$(rss_kib "$tmp/pan.time")
+
+# --- cmc ----------------------------------------------------------------
+/usr/bin/time -v "$CMC" check "$model" --json >"$tmp/cmc.json" 2>"$tmp/cmc.time"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	echo "engine.sh: cmc check $model exited $rc" >&2
+	cat "$tmp/cmc.json" "$tmp/cmc.time" >&2
+	exit 2
+fi
+json() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" "$tmp/cmc.json" | head -n 1; }
+cmc_states=$(json distinct)
+cmc_secs=$(json elapsed_s)
+cmc_rss=$(rss_kib "$tmp/cmc.time")
+
+if [ "$cmc_states" != "$spin_states" ]; then
+	echo "engine.sh: the two disagree: cmc $cmc_states states, SPIN $spin_states" >&2
+	exit 1
+fi
+
+cmc_rate=$(awk -v n="$cmc_states" -v t="$cmc_secs" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
+spin_rate=$(awk -v n="$spin_states" -v t="$spin_secs" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
+cmc_bps=$(awk -v k="$cmc_rss" -v n="$cmc_states" 'BEGIN { printf "%.1f", k * 1024 / n }')
+spin_bps=$(awk -v k="$spin_rss" -v n="$spin_states" 'BEGIN { printf "%.1f", k * 1024 / n }')
+
+echo "model: $model (SPIN: bench.pml -DK=$K, pan -w$w)"
+echo "states (both): $cmc_states"
+echo "cmc search time s: $cmc_secs"
+echo "spin search time s: $spin_secs"
+echo "cmc states/s: $cmc_rate"
+echo "spin states/s: $spin_rate"
+echo "cmc peak RSS KiB: $cmc_rss"
+echo "spin peak RSS KiB: $spin_rss"
+echo "cmc bytes/state: $cmc_bps"
+echo "spin bytes/state: $spin_bps"
+echo "ratio states/s cmc/spin: $(ratio "$cmc_rate" "$spin_rate")"
+echo "ratio bytes/state cmc/spin: $(ratio "$cmc_bps" "$spin_bps")"

@@ -1,0 +1,10 @@
+# tests/proc/build.mk — the t5 tests' misbehaving target (never sanitized).
+EXTRA_ALL += $(B)/tests-helpers/proctarget
+$(B)/tests-helpers/proctarget: tests/proc/proctarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# The bench's fork+exec limit (tests/bench/process.sh).
+EXTRA_ALL += $(B)/tests-helpers/forkexec
+$(B)/tests-helpers/forkexec: tests/proc/forkexec.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<

@@ -1,0 +1,113 @@
+/*
+ * proctarget.c — a small stdin target for the t5 process-mode tests: each
+ * line is a command, answered with one line on stdout (write(2), no stdio
+ * buffering).  Its misbehaviours are on request, so the tests can check how
+ * cmc reports each fault.
+ *
+ *   inc        counter += 1              -> OK
+ *   crash      dies on SIGSEGV
+ *   bomb       dies on SIGSEGV once counter >= 2, else -> OK
+ *   abort      dies on SIGABRT
+ *   hang       blocks forever (pause), never reads again; when $PT_READY
+ *              and $PT_HOLD name FIFOs, first writes "ready" to PT_READY
+ *              and then holds PT_HOLD open for writing, so a test learns
+ *              exactly when it hangs and (at EOF) when it died
+ *   flood      writes 4 MiB of output
+ *   exit N     exits with status N
+ *   alloc N    malloc(N) and touch it    -> OK
+ *   anything else                        -> ERR
+ *
+ * Arguments: --exit-at-start N (exit before reading anything),
+ *            --pause (never read: blocks in pause()).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+unsigned long counter;
+
+static void say(const char *s)
+{
+	size_t n = strlen(s);
+	while (n) {
+		ssize_t w = write(1, s, n);
+		if (w <= 0)
+			exit(1);
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void command(const char *line)
+{
+	if (!strcmp(line, "inc")) {
+		counter++;
+		say("OK\n");
+	} else if (!strcmp(line, "crash")) {
+		raise(SIGSEGV);
+	} else if (!strcmp(line, "bomb")) {
+		if (counter >= 2)
+			raise(SIGSEGV);
+		say("OK\n");
+	} else if (!strcmp(line, "abort")) {
+		abort();
+	} else if (!strcmp(line, "hang")) {
+		const char *ready = getenv("PT_READY"), *hold = getenv("PT_HOLD");
+		if (ready && hold) {
+			int fd = open(ready, O_WRONLY);
+			if (fd < 0 || write(fd, "ready\n", 6) != 6)
+				exit(1);
+			close(fd);
+			if (open(hold, O_WRONLY) < 0)
+				exit(1);
+		}
+		for (;;)
+			pause();
+	} else if (!strcmp(line, "flood")) {
+		static char block[65536];
+		memset(block, 'x', sizeof block);
+		for (int i = 0; i < 64; i++)
+			if (write(1, block, sizeof block) < 0)
+				exit(1);
+	} else if (!strncmp(line, "exit ", 5)) {
+		exit(atoi(line + 5));
+	} else if (!strncmp(line, "alloc ", 6)) {
+		size_t n = strtoul(line + 6, NULL, 10);
+		char *p = malloc(n);
+		if (p)
+			memset(p, 1, n);
+		say(p ? "OK\n" : "NULL\n");
+	} else {
+		say("ERR\n");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--exit-at-start") && i + 1 < argc)
+			exit(atoi(argv[i + 1]));
+		if (!strcmp(argv[i], "--pause"))
+			for (;;)
+				pause();
+	}
+	char line[256];
+	size_t len = 0;
+	for (;;) {
+		char c;
+		ssize_t r = read(0, &c, 1);
+		if (r <= 0)
+			return 0;
+		if (c != '\n') {
+			if (len < sizeof line - 1)
+				line[len++] = c;
+			continue;
+		}
+		line[len] = 0;
+		len = 0;
+		command(line);
+	}
+}

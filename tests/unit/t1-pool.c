@@ -1,0 +1,314 @@
+/*
+ * t1-pool.c — unit test of the pool allocator core (preload/pool.c) and its
+ * validators (preload/pool_check.c), both compiled in privately on an
+ * ordinary buffer (POOL_STATIC), so ASan watches the allocator's own code.
+ *
+ * Covers determinism, alignment, lowest-free-first reuse, poisoning,
+ * realloc in place, the dedicated and huge paths, faults, and, for every
+ * validator, a healthy heap where it holds and a copy corrupted in its own
+ * way where it fires.  Markers for `cmc invariants`:
+ * @inv INV-1 INV-2 INV-3 INV-4 INV-5 INV-6 INV-7 INV-8 INV-9 INV-10 INV-11
+ * @inv INV-12 INV-13 INV-14 INV-15 INV-16 INV-17 INV-18
+ */
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POOL_STATIC 1
+#include "../../preload/pool.h"
+
+static jmp_buf fail_jmp;
+static uint32_t fail_code;
+
+POOL_API _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what,
+				  uint64_t size, uint64_t align)
+{
+	fail_code = code;
+	longjmp(fail_jmp, 1);
+}
+
+#include "../../preload/pool.c"
+#include "../../preload/pool_check.c"
+#include "tap.h"
+
+#define SHIFT 12 /* 4 KiB units keep the buffers small */
+
+static struct cmc_region_hdr *region(size_t size, unsigned shift)
+{
+	struct cmc_region_hdr *h = aligned_alloc(4096, size);
+	memset(h, 0, size);
+	h->magic = CMC_REGION_MAGIC;
+	h->version = CMC_REGION_VERSION;
+	h->hdr_size = sizeof *h;
+	h->base = (uint64_t)(uintptr_t)h;
+	h->size = size;
+	pool_init(h, shift);
+	return h;
+}
+
+static struct pool_view view(const struct cmc_region_hdr *h, const void *bytes)
+{
+	struct pool_view v;
+	v.hdr = *h;
+	v.win = (const uint8_t *)bytes + h->data_off;
+	v.len = h->used - h->data_off;
+	return v;
+}
+
+static uint32_t failing(const struct cmc_region_hdr *h, const void *bytes, char *first, size_t n)
+{
+	struct pool_view v = view(h, bytes);
+	struct pool_msg m;
+	uint32_t checked;
+	uint32_t f = pool_check_all(&v, &checked, &m);
+	if (first)
+		snprintf(first, n, "%s", m.text);
+	return f;
+}
+
+static uint64_t off(const struct cmc_region_hdr *h, const void *p)
+{
+	return (uint64_t)((const uint8_t *)p - (const uint8_t *)h);
+}
+
+static unsigned inv_bit(const char *id)
+{
+	for (unsigned i = 0; i < pool_n_invariants; i++)
+		if (!strcmp(pool_invariants[i].id, id))
+			return i;
+	return 31;
+}
+
+/* Corrupt a copy of h with `how`, and expect invariant `id` to fire. */
+typedef void (*corrupt_fn)(struct cmc_region_hdr *copy, void *ctx);
+static void expect_fires(const char *id, const struct cmc_region_hdr *h, corrupt_fn how, void *ctx)
+{
+	size_t size = h->size;
+	struct cmc_region_hdr *c = aligned_alloc(4096, size);
+	memcpy(c, h, size);
+	uint32_t f0 = failing(c, c, NULL, 0);
+	how(c, ctx);
+	uint32_t f1 = failing(c, c, NULL, 0);
+	struct pool_view v = view(c, c);
+	struct pool_msg m = {.len = 0};
+	m.text[0] = 0;
+	int r = pool_invariants[inv_bit(id)].holds(&v, &m);
+	ok(f0 == 0 && (f1 >> inv_bit(id) & 1) && r == 0, "%s fires on its corruption (%s)", id, m.text);
+	free(c);
+}
+
+static struct pool_meta *M(struct cmc_region_hdr *h)
+{
+	return meta_of(h);
+}
+
+static void c_meta_magic(struct cmc_region_hdr *h, void *x) { M(h)->magic ^= 1; }
+static void c_used(struct cmc_region_hdr *h, void *x) { h->used += 1ULL << SHIFT; }
+static void c_owner(struct cmc_region_hdr *h, void *x) { chunk_at(h, M(h), 0)->owner = 7; }
+static void c_nslots(struct cmc_region_hdr *h, void *x)
+{
+	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	c->n_slots--;
+	seal(c);
+}
+static void c_sizes_off(struct cmc_region_hdr *h, void *x)
+{
+	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	c->sizes_off = c->bitmap_off;
+	seal(c);
+}
+static void c_live(struct cmc_region_hdr *h, void *x) { chunk_at(h, M(h), 0)->live++; }
+static void c_free_unit(struct cmc_region_hdr *h, void *x)
+{
+	((uint8_t *)h)[unit_off(M(h), *(uint32_t *)x) + 100] = 0x5a;
+}
+static void c_size_of_free(struct cmc_region_hdr *h, void *x)
+{
+	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	sizes_of(c)[c->n_slots - 1] = 3;
+}
+static void c_backoff(struct cmc_region_hdr *h, void *x)
+{
+	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_DEDICATED | 3;
+}
+static void c_kind_entry(struct cmc_region_hdr *h, void *x)
+{
+	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_HUGE_TAIL;
+}
+static void c_overlap(struct cmc_region_hdr *h, void *x)
+{
+	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_CLASS;
+}
+static void c_write_freed(struct cmc_region_hdr *h, void *x)
+{
+	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	((uint8_t *)c)[c->payload_off + (uint64_t)(c->n_slots - 1) * c->slot_size] = 1;
+}
+static void c_overflow(struct cmc_region_hdr *h, void *x)
+{
+	uint8_t *p = (uint8_t *)h + *(uint64_t *)x;
+	p[20] = 0x41; /* a 20-byte block in a 32-byte slot */
+}
+static void c_hint(struct cmc_region_hdr *h, void *x) { M(h)->hint[1] = POOL_HINT_NONE; }
+static void c_foreign(struct cmc_region_hdr *h, void *x) { h->n_foreign++; }
+
+int main(void)
+{
+	size_t size = 1 << 20;
+
+	/* Determinism: the same history gives the same offsets and bytes. */
+	struct cmc_region_hdr *a = region(size, SHIFT), *b = region(size, SHIFT);
+	uint64_t offs[2][64];
+	for (int r = 0; r < 2; r++) {
+		struct cmc_region_hdr *h = r ? b : a;
+		void *p[64];
+		for (int i = 0; i < 64; i++) {
+			p[i] = pool_alloc(h, (size_t)(i * 37 % 300), 16);
+			memset(p[i], i + 1, (size_t)(i * 37 % 300));
+			offs[r][i] = off(h, p[i]);
+			if (i % 3 == 2)
+				pool_free(h, p[i - 1]);
+			if (i % 5 == 4)
+				p[i] = pool_realloc(h, p[i], (size_t)(i * 53 % 500) + 1);
+		}
+	}
+	ok(!memcmp(offs[0], offs[1], sizeof offs[0]), "same history, same offsets");
+	ok(a->used == b->used && !memcmp((uint8_t *)a + a->data_off, (uint8_t *)b + b->data_off,
+					 a->used - a->data_off),
+	   "same history, same window bytes");
+	char why[200];
+	ok(failing(a, a, why, sizeof why) == 0, "every invariant holds after a mixed history (%s)", why);
+	free(a);
+	free(b);
+
+	/* Alignment: 16 for plain requests, any power of two on request. */
+	struct cmc_region_hdr *h = region(size, SHIFT);
+	int al = 1;
+	for (size_t s = 0; s < 3000; s += 97)
+		al &= off(h, pool_alloc(h, s, 16)) % 16 == 0;
+	ok(al, "plain blocks are 16-byte aligned");
+	size_t aligns[] = {32, 64, 256, 4096, 16384};
+	al = 1;
+	for (unsigned i = 0; i < sizeof aligns / sizeof *aligns; i++)
+		al &= (uintptr_t)pool_alloc(h, 40, aligns[i]) % aligns[i] == 0;
+	ok(al, "aligned requests honour 32..16384");
+	ok(failing(h, h, why, sizeof why) == 0, "invariants hold with aligned blocks (%s)", why);
+	free(h);
+
+	/* Lowest free slot first. */
+	h = region(size, SHIFT);
+	void *p1 = pool_alloc(h, 20, 16), *p2 = pool_alloc(h, 20, 16), *p3 = pool_alloc(h, 20, 16);
+	ok(off(h, p2) - off(h, p1) == 32 && off(h, p3) - off(h, p2) == 32,
+	   "20-byte blocks (plus redzone) take consecutive 32-byte slots");
+	pool_free(h, p2);
+	ok(pool_alloc(h, 24, 16) == p2, "a freed slot is the next one handed out");
+	pool_free(h, p1);
+	pool_free(h, p3);
+	ok(pool_alloc(h, 1, 16) != p1, "a 1-byte block goes to class 16, not the 32s");
+	ok(pool_alloc(h, 17, 16) == p1, "the lowest free 32-byte slot is taken first");
+
+	/* Poison: what is freed reads as POOL_POISON again. */
+	memset(p1, 0xab, 17);
+	pool_free(h, p1);
+	int clean = 1;
+	for (int i = 0; i < 32; i++)
+		clean &= ((uint8_t *)p1)[i] == POOL_POISON;
+	ok(clean, "a freed slot is poisoned");
+	ok(failing(h, h, why, sizeof why) == 0, "invariants hold after reuse (%s)", why);
+	free(h);
+
+	/* Releasing: a malloc/free pair returns the window to its bytes. */
+	h = region(size, SHIFT);
+	struct cmc_region_hdr *snap = aligned_alloc(4096, size);
+	memcpy(snap, h, size);
+	void *q = pool_alloc(h, 100, 16);
+	void *big = pool_alloc(h, 3 << SHIFT, 16);
+	pool_free(h, q);
+	pool_free(h, big);
+	ok(h->used == snap->used && !memcmp((uint8_t *)h + h->data_off, (uint8_t *)snap + h->data_off,
+					    h->used - h->data_off),
+	   "alloc + free of a small and a large block leaves the window as it was");
+	free(snap);
+
+	/* Realloc in place while the block and its redzone fit. */
+	p1 = pool_alloc(h, 20, 16);
+	memset(p1, 7, 20);
+	ok(pool_realloc(h, p1, 31) == p1, "realloc within the 32-byte slot stays");
+	p2 = pool_realloc(h, p1, 32);
+	ok(p2 != p1 && ((uint8_t *)p2)[19] == 7, "realloc past it moves and keeps the bytes");
+	ok(pool_usable(h, p2) == 32 && pool_usable(h, p1) == 0, "usable size is the requested size");
+	big = pool_alloc(h, 2 << SHIFT, 16);
+	ok(pool_realloc(h, big, (2 << SHIFT) + 100) == big, "a dedicated block grows in place");
+	ok(failing(h, h, why, sizeof why) == 0, "invariants hold after reallocs (%s)", why);
+	free(h);
+
+	/* Dedicated and huge paths; the unit table; faults. */
+	size_t hsize = (size_t)(POOL_DEDICATED_MAX_UNITS + 40) << SHIFT;
+	h = region(hsize, SHIFT);
+	void *d = pool_alloc(h, 5 << SHIFT, 16);
+	uint32_t du = (uint32_t)((off(h, d) - M(h)->units_off) >> SHIFT);
+	ok(table_of(h, M(h))[du] == (POOL_U_DEDICATED | 1) &&
+	   table_of(h, M(h))[du + 5] == (POOL_U_DEDICATED | 6),
+	   "a 5-unit request gets a 6-unit dedicated chunk with back offsets");
+	void *g = pool_alloc(h, (size_t)(POOL_DEDICATED_MAX_UNITS + 1) << SHIFT, 16);
+	uint32_t gu = (uint32_t)((off(h, g) - M(h)->units_off) >> SHIFT);
+	ok(table_of(h, M(h))[gu] == POOL_U_HUGE_HEAD && table_of(h, M(h))[gu + 1] == POOL_U_HUGE_TAIL,
+	   "a request beyond the dedicated bound takes the huge path");
+	ok(failing(h, h, why, sizeof why) == 0, "invariants hold with dedicated and huge chunks (%s)",
+	   why);
+	fail_code = 0;
+	if (!setjmp(fail_jmp))
+		pool_alloc(h, hsize, 16);
+	ok(fail_code == CMC_FAULT_TOO_LARGE, "a request larger than the pool is a too-large fault");
+	fail_code = 0;
+	if (!setjmp(fail_jmp))
+		pool_alloc(h, 40 << SHIFT, 16);
+	ok(fail_code == CMC_FAULT_HEAP_EXHAUSTED, "a request that fits the pool but not what is left "
+						  "is an exhaustion fault");
+	pool_free(h, g);
+	pool_free(h, d);
+	ok(M(h)->units_hw == 0 && h->used == M(h)->units_off, "freeing everything trims the window");
+	free(h);
+
+	/* Each validator fires on a copy corrupted its own way. */
+	h = region(size, SHIFT);
+	void *s20 = pool_alloc(h, 20, 16);     /* unit 0: class 32, slot 0 */
+	(void)pool_alloc(h, 20, 16);           /* slot 1 */
+	void *gap = pool_alloc(h, 2000, 16);   /* dedicated chunk, freed: free unit */
+	void *ded = pool_alloc(h, 3 << SHIFT, 16);
+	uint32_t gap_u = (uint32_t)((off(h, gap) - M(h)->units_off - 64) >> SHIFT);
+	uint32_t ded_u = (uint32_t)((off(h, ded) - M(h)->units_off - 64) >> SHIFT);
+	pool_free(h, gap);
+	uint64_t s20_off = off(h, s20);
+	ok(failing(h, h, why, sizeof why) == 0, "the corruption base heap is healthy (%s)", why);
+	expect_fires("INV-1", h, c_meta_magic, NULL);
+	expect_fires("INV-2", h, c_used, NULL);
+	expect_fires("INV-3", h, c_owner, NULL);
+	expect_fires("INV-4", h, c_nslots, NULL);
+	expect_fires("INV-5", h, c_sizes_off, NULL);
+	expect_fires("INV-6", h, c_live, NULL);
+	expect_fires("INV-7", h, c_free_unit, &gap_u);
+	expect_fires("INV-8", h, c_size_of_free, NULL);
+	expect_fires("INV-9", h, c_backoff, &ded_u);
+	expect_fires("INV-10", h, c_kind_entry, &ded_u);
+	expect_fires("INV-11", h, c_overlap, &ded_u);
+	expect_fires("INV-12", h, c_write_freed, NULL);
+	expect_fires("INV-13", h, c_overflow, &s20_off);
+	expect_fires("INV-14", h, c_hint, NULL);
+	expect_fires("INV-16", h, c_foreign, NULL);
+
+	/* Misuse through the real entry points is recorded, not a crash. */
+	pool_free(h, s20);
+	pool_free(h, s20);
+	ok(failing(h, h, why, sizeof why) == 1u << inv_bit("INV-15"), "a double free fails INV-15 alone (%s)",
+	   why);
+	M(h)->n_double_free = 0;
+	M(h)->first_misuse = 0;
+	pool_free(h, (uint8_t *)ded + 8);
+	ok(failing(h, h, why, sizeof why) == 1u << inv_bit("INV-16"),
+	   "freeing an interior pointer fails INV-16 alone (%s)", why);
+	free(h);
+	return tap_done();
+}

@@ -1,0 +1,260 @@
+/*
+ * cmd-compare.c — `cmc compare [RUN]`: raw against canonical.  The counts
+ * under each identity and the merge factor, then every canonical state
+ * with its raw variants and the shortest trace reaching each; with
+ * `--bytes A B`, the offsets where two states' raw snapshots differ, as a
+ * hex listing (16 bytes a row; only rows holding a difference).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storeargs.h"
+
+extern const struct tui_cmd tui_cmd_compare;
+
+#define ROW 16
+
+static void trace_inline(FILE *out, const store_trace *t, bool json)
+{
+	if (json) {
+		fputc('[', out);
+		for (size_t i = 0; i < t->len; i++) {
+			if (i)
+				fputs(", ", out);
+			tui_json_str(out, t->labels[i]);
+		}
+		fputc(']', out);
+		return;
+	}
+	if (t->len == 0)
+		fputs("(initial)", out);
+	for (size_t i = 0; i < t->len; i++) {
+		if (i)
+			fputs(" ; ", out);
+		tui_escape(out, t->labels[i], strlen(t->labels[i]), 64);
+	}
+}
+
+static int compare_groups(store *st, int64_t run, bool json)
+{
+	store_compare c;
+	if (store_compare_run(st, run, &c) < 0) {
+		fprintf(stderr, "cmc compare: %s\n", store_error(st));
+		return TUI_EXIT_USAGE;
+	}
+	char buf[33];
+	if (json)
+		printf("{\"run\": %lld, \"states\": %llu, \"raw_distinct\": %llu,"
+		       " \"canon_distinct\": %llu, \"merge_factor\": %.4f, \"canonical\": [",
+		       (long long)run, (unsigned long long)c.states,
+		       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
+		       c.merge_factor);
+	else
+		printf("run %lld: %llu states, %llu distinct raw, %llu distinct canonical,"
+		       " merge factor %.2f\n",
+		       (long long)run, (unsigned long long)c.states,
+		       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
+		       c.merge_factor);
+	for (size_t g = 0; g < c.n_groups; g++) {
+		store_canon_group *grp = &c.groups[g];
+		store_state rep;
+		bool have = store_state_get(st, run, grp->states[0], &rep) == 0;
+		if (json) {
+			printf("%s\n  {\"canon\": \"%s\", \"states\": %zu, \"record\": ", g ? "," : "",
+			       eng_fp_hex(grp->canon, buf), grp->n_states);
+			tui_blob_print(stdout, st, have ? rep.canon_blob : (eng_fp){0, 0}, 256, true);
+			fputs(", \"raw\": [", stdout);
+		} else {
+			printf("\ncanonical %s: %zu raw variant%s", eng_fp_hex(grp->canon, buf),
+			       grp->n_raw, grp->n_raw == 1 ? "" : "s");
+			if (have && !eng_fp_zero(rep.canon_blob)) {
+				fputs(", record ", stdout);
+				tui_blob_print(stdout, st, rep.canon_blob, 256, false);
+			}
+			putchar('\n');
+		}
+		if (have)
+			store_state_clear(&rep);
+		for (size_t i = 0; i < grp->n_raw; i++) {
+			store_trace t;
+			bool ht = store_trace_to(st, run, grp->states[i], &t) == 0;
+			if (json) {
+				printf("%s{\"raw\": \"%s\", \"state\": %u, \"trace\": ", i ? ", " : "",
+				       eng_fp_hex(grp->raw[i], buf), grp->states[i]);
+				if (ht)
+					trace_inline(stdout, &t, true);
+				else
+					fputs("null", stdout);
+				fputc('}', stdout);
+			} else {
+				printf("  raw %s  state %-6u ", eng_fp_hex(grp->raw[i], buf),
+				       grp->states[i]);
+				if (ht)
+					trace_inline(stdout, &t, false);
+				putchar('\n');
+			}
+			if (ht)
+				store_trace_clear(&t);
+		}
+		if (json)
+			fputs("]}", stdout);
+	}
+	if (json)
+		puts("]}");
+	store_compare_clear(&c);
+	return 0;
+}
+
+static int raw_of(store *st, int64_t run, int64_t id, uint8_t **d, size_t *len, size_t *full)
+{
+	store_state s;
+	if (id >= ENG_NO_STATE || store_state_get(st, run, (uint32_t)id, &s) != 0) {
+		fprintf(stderr, "cmc compare: run %lld has no state %lld\n", (long long)run,
+			(long long)id);
+		return -1;
+	}
+	int rc = eng_fp_zero(s.raw_blob) ? 1 : store_blob(st, s.raw_blob, d, len, full);
+	store_state_clear(&s);
+	if (rc != 0)
+		fprintf(stderr, "cmc compare: state %lld has no raw snapshot stored\n",
+			(long long)id);
+	return rc ? -1 : 0;
+}
+
+static void hex_row(const uint8_t *d, size_t len, size_t off, const uint8_t *other, size_t olen)
+{
+	for (size_t k = off; k < off + ROW; k++) {
+		if (k >= len) {
+			fputs("   ", stdout);
+			continue;
+		}
+		bool differ = k >= olen || d[k] != other[k];
+		printf("%02x%c", d[k], differ ? '*' : ' ');
+	}
+}
+
+static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json)
+{
+	uint8_t *da, *db;
+	size_t la, lb, fa, fb;
+	if (raw_of(st, run, a, &da, &la, &fa) < 0)
+		return TUI_EXIT_USAGE;
+	if (raw_of(st, run, b, &db, &lb, &fb) < 0) {
+		free(da);
+		return TUI_EXIT_USAGE;
+	}
+	size_t n = la > lb ? la : lb, ndiff = 0;
+	for (size_t k = 0; k < n; k++)
+		ndiff += k >= la || k >= lb || da[k] != db[k];
+	if (json) {
+		printf("{\"run\": %lld, \"a\": %lld, \"b\": %lld, \"len_a\": %zu, \"len_b\": %zu,"
+		       " \"full_len_a\": %zu, \"full_len_b\": %zu, \"bytes_differ\": %zu,"
+		       " \"ranges\": [",
+		       (long long)run, (long long)a, (long long)b, la, lb, fa, fb, ndiff);
+		bool first = true;
+		for (size_t k = 0; k < n;) {
+			if (k < la && k < lb && da[k] == db[k]) {
+				k++;
+				continue;
+			}
+			size_t e = k;
+			while (e < n && !(e < la && e < lb && da[e] == db[e]))
+				e++;
+			printf("%s{\"offset\": %zu, \"len\": %zu, \"a\": \"", first ? "" : ", ", k,
+			       e - k);
+			for (size_t i = k; i < e && i < la; i++)
+				printf("%02x", da[i]);
+			fputs("\", \"b\": \"", stdout);
+			for (size_t i = k; i < e && i < lb; i++)
+				printf("%02x", db[i]);
+			fputs("\"}", stdout);
+			first = false;
+			k = e;
+		}
+		puts("]}");
+	} else {
+		printf("run %lld: raw snapshots of states %lld (%zu bytes) and %lld (%zu bytes):"
+		       " %zu bytes differ%s\n",
+		       (long long)run, (long long)a, la, (long long)b, lb, ndiff,
+		       fa > la || fb > lb ? " (within the kept prefix)" : "");
+		if (ndiff)
+			printf("%-10s %-*s  %s\n", "offset", ROW * 3, "A (* differs)", "B");
+		for (size_t off = 0; off < n; off += ROW) {
+			bool any = false;
+			for (size_t k = off; k < off + ROW && k < n; k++)
+				any |= k >= la || k >= lb || da[k] != db[k];
+			if (!any)
+				continue;
+			printf("0x%08zx ", off);
+			hex_row(da, la, off, db, lb);
+			fputs("  ", stdout);
+			hex_row(db, lb, off, da, la);
+			putchar('\n');
+		}
+	}
+	free(da);
+	free(db);
+	return 0;
+}
+
+static int compare_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
+		{"bytes", no_argument, NULL, 'b'},
+		{"run", required_argument, NULL, 'r'},
+		{0, 0, 0, 0},
+	};
+	const char *db = NULL, *runarg = NULL;
+	bool json = false, bytes = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'b')
+			bytes = true;
+		else if (c == 'r')
+			runarg = optarg;
+		else
+			return tui_usage_error(&tui_cmd_compare, "unknown option '%s'",
+					       argv[optind - 1]);
+	}
+	int64_t a = 0, b = 0;
+	if (bytes) {
+		if (argc - optind != 2 || !tui_parse_id(argv[optind], &a) ||
+		    !tui_parse_id(argv[optind + 1], &b))
+			return tui_usage_error(&tui_cmd_compare, "--bytes takes two state ids");
+	} else if (argc - optind == 1) {
+		if (runarg)
+			return tui_usage_error(&tui_cmd_compare, "name the run once");
+		runarg = argv[optind];
+	} else if (argc - optind > 1) {
+		return tui_usage_error(&tui_cmd_compare, "expected at most one run");
+	}
+	store *st = tui_store_open(&tui_cmd_compare, db);
+	if (!st)
+		return TUI_EXIT_USAGE;
+	int64_t run;
+	int rc = tui_store_run(&tui_cmd_compare, st, runarg, &run);
+	if (rc == 0)
+		rc = bytes ? compare_bytes(st, run, a, b, json) : compare_groups(st, run, json);
+	store_close(st);
+	return rc;
+}
+
+const struct tui_cmd tui_cmd_compare = {
+	.name = "compare",
+	.usage = "compare [--db FILE] [--json] [RUN | [--run R] --bytes A B]",
+	.summary = "raw against canonical: counts, merge factor, variants, byte differences",
+	.help = "  --db FILE           the database (default ./cmc.db)\n"
+		"  --json              one JSON object\n"
+		"  --bytes A B         hex listing of where states A and B's raw snapshots differ\n"
+		"  --run R             the run for --bytes (default: the latest)\n",
+	.exec = compare_exec,
+};

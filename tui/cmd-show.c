@@ -1,0 +1,213 @@
+/*
+ * cmd-show.c — `cmc show STATE`: one stored state whole: its status, both
+ * fingerprints (and the one that deduplicated it), the trace from the
+ * initial state, its observations (escaped: never raw target bytes), the
+ * allocator status, and its successors.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storeargs.h"
+
+extern const struct tui_cmd tui_cmd_show;
+
+static const char *status_name(int s)
+{
+	return s == STORE_VIOLATION ? "violation" : s == STORE_FAULT ? "fault" : "ok";
+}
+
+#define SHOW_MAX 4096 /* bytes of an observation printed */
+
+static void show_json(store *st, int64_t run, const store_state *s, const store_trace *t,
+		      const store_edge *e, size_t ne)
+{
+	printf("{\"run\": %lld, \"state\": %u, \"depth\": %u, \"status\": \"%s\", \"parent\": ",
+	       (long long)run, s->id, s->depth, status_name(s->status));
+	if (s->parent == ENG_NO_STATE)
+		fputs("null", stdout);
+	else
+		printf("%u", s->parent);
+	fputs(", \"label\": ", stdout);
+	tui_json_str(stdout, s->label);
+	fputs(", \"fp\": ", stdout);
+	tui_fp_json(stdout, s->fp);
+	fputs(", \"raw_fp\": ", stdout);
+	tui_fp_json(stdout, s->raw_fp);
+	fputs(", \"canon_fp\": ", stdout);
+	tui_fp_json(stdout, s->canon_fp);
+	printf(", \"obs_flags\": %u", s->obs_flags);
+	if (s->obs_flags & ENG_OBS_EXITED)
+		printf(", \"exit_status\": %d", s->exit_status);
+	if (s->obs_flags & ENG_OBS_SIGNALED)
+		printf(", \"signal\": %d", s->term_signal);
+	fputs(", \"fault\": ", stdout);
+	tui_json_str(stdout, s->fault);
+	if (s->obs_flags & ENG_OBS_ALLOC)
+		printf(", \"alloc_checked\": %u, \"alloc_failed\": %u", s->alloc_checked,
+		       s->alloc_failed);
+	fputs(", \"reply\": ", stdout);
+	tui_blob_print(stdout, st, s->reply_blob, SHOW_MAX, true);
+	fputs(", \"canonical_record\": ", stdout);
+	tui_blob_print(stdout, st, s->canon_blob, SHOW_MAX, true);
+	fputs(", \"raw_blob\": ", stdout);
+	tui_fp_json(stdout, s->raw_blob);
+	fputs(", \"trace\": ", stdout);
+	tui_trace_print(stdout, t, true);
+	fputs(", \"successors\": [", stdout);
+	for (size_t i = 0; i < ne; i++) {
+		printf("%s{\"label\": ", i ? ", " : "");
+		tui_json_str(stdout, e[i].label);
+		printf(", \"to\": %u, \"new\": %s}", e[i].to, e[i].new_state ? "true" : "false");
+	}
+	fputs("]}\n", stdout);
+}
+
+/* A model state through the model's own printer, when the run's model is
+ * one this cmc can open (built in, or a .so still at its path). */
+static void print_model_state(store *st, int64_t run, uint32_t id)
+{
+	store_run r;
+	if (store_run_get(st, run, &r) != 0)
+		return;
+	uint8_t *bytes;
+	size_t len;
+	if (r.kind && strcmp(r.kind, "model") == 0 && r.source_path &&
+	    tui_target_is_model(r.source_path) &&
+	    store_state_bytes(st, run, id, &bytes, &len) == 0) {
+		eng_opts o;
+		eng_opts_default(&o);
+		char err[256];
+		eng_frontend *fe = tui_open_target(r.source_path, &o, err, sizeof err);
+		if (fe && fe->ops->print) {
+			fputs("state            ", stdout);
+			fe->ops->print(fe, bytes, len, stdout);
+			putchar('\n');
+		}
+		if (fe)
+			fe->ops->destroy(fe);
+		free(bytes);
+	}
+	store_run_clear(&r);
+}
+
+static void show_text(store *st, int64_t run, const store_state *s, const store_trace *t,
+		      const store_edge *e, size_t ne)
+{
+	char buf[33];
+	printf("run %lld, state %u: depth %u, %s\n", (long long)run, s->id, s->depth,
+	       status_name(s->status));
+	print_model_state(st, run, s->id);
+	printf("fingerprint      %s\n", tui_fp_text(s->fp, buf));
+	printf("raw              %s\n", tui_fp_text(s->raw_fp, buf));
+	printf("canonical        %s\n", tui_fp_text(s->canon_fp, buf));
+	if (s->obs_flags & ENG_OBS_EXITED)
+		printf("exited           status %d\n", s->exit_status);
+	if (s->obs_flags & ENG_OBS_SIGNALED)
+		printf("killed by        signal %d\n", s->term_signal);
+	if (s->fault) {
+		fputs("fault            ", stdout);
+		tui_escape(stdout, s->fault, strlen(s->fault), SHOW_MAX);
+		putchar('\n');
+	}
+	if (s->obs_flags & ENG_OBS_ALLOC)
+		printf("allocator        %u invariants checked (mask 0x%x), failing mask 0x%x\n",
+		       (unsigned)__builtin_popcount(s->alloc_checked), s->alloc_checked,
+		       s->alloc_failed);
+	if (!eng_fp_zero(s->reply_blob)) {
+		fputs("reply            ", stdout);
+		tui_blob_print(stdout, st, s->reply_blob, SHOW_MAX, false);
+		putchar('\n');
+	}
+	if (!eng_fp_zero(s->canon_blob)) {
+		fputs("canonical record ", stdout);
+		tui_blob_print(stdout, st, s->canon_blob, SHOW_MAX, false);
+		putchar('\n');
+	}
+	if (!eng_fp_zero(s->raw_blob)) {
+		uint8_t *d;
+		size_t len, full;
+		if (store_blob(st, s->raw_blob, &d, &len, &full) == 0) {
+			printf("raw snapshot     %zu bytes%s (`cmc compare --bytes` shows them)\n",
+			       full, full > len ? ", cut to the raw cap" : "");
+			free(d);
+		}
+	}
+	printf("trace (%zu steps):\n", t->len);
+	tui_trace_print(stdout, t, false);
+	printf("successors (%zu):\n", ne);
+	for (size_t i = 0; i < ne; i++) {
+		fputs("  ", stdout);
+		tui_escape(stdout, e[i].label, strlen(e[i].label), 64);
+		printf(" -> state %u%s\n", e[i].to, e[i].new_state ? " (new)" : "");
+	}
+}
+
+static int show_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
+		{"run", required_argument, NULL, 'r'},
+		{0, 0, 0, 0},
+	};
+	const char *db = NULL, *runarg = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'r')
+			runarg = optarg;
+		else
+			return tui_usage_error(&tui_cmd_show, "unknown option '%s'", argv[optind - 1]);
+	}
+	int64_t id;
+	if (optind != argc - 1)
+		return tui_usage_error(&tui_cmd_show, "expected one state id");
+	if (!tui_parse_id(argv[optind], &id) || id >= ENG_NO_STATE)
+		return tui_usage_error(&tui_cmd_show, "expected a state id, got '%s'", argv[optind]);
+	store *st = tui_store_open(&tui_cmd_show, db);
+	if (!st)
+		return TUI_EXIT_USAGE;
+	int64_t run;
+	int rc = tui_store_run(&tui_cmd_show, st, runarg, &run);
+	store_state s;
+	store_trace t;
+	store_edge *e = NULL;
+	size_t ne = 0;
+	if (rc == 0 && store_state_get(st, run, (uint32_t)id, &s) != 0) {
+		fprintf(stderr, "cmc show: %s\n", store_error(st));
+		rc = TUI_EXIT_USAGE;
+	} else if (rc == 0) {
+		if (store_trace_to(st, run, s.id, &t) != 0 ||
+		    store_successors(st, run, s.id, &e, &ne) != 0) {
+			fprintf(stderr, "cmc show: %s\n", store_error(st));
+			rc = TUI_EXIT_USAGE;
+		} else {
+			if (json)
+				show_json(st, run, &s, &t, e, ne);
+			else
+				show_text(st, run, &s, &t, e, ne);
+			store_trace_clear(&t);
+			store_edges_free(e, ne);
+		}
+		store_state_clear(&s);
+	}
+	store_close(st);
+	return rc;
+}
+
+const struct tui_cmd tui_cmd_show = {
+	.name = "show",
+	.usage = "show [--run R] [--db FILE] [--json] STATE",
+	.summary = "show a stored state: trace, fingerprints, observations, successors",
+	.help = "  --run R             the run (default: the latest)\n"
+		"  --db FILE           the database (default ./cmc.db)\n"
+		"  --json              one JSON object\n",
+	.exec = show_exec,
+};

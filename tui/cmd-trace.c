@@ -1,0 +1,127 @@
+/*
+ * cmd-trace.c — `cmc trace [VIOLATION]`: a stored violation with its
+ * counterexample, step by step with the states and fingerprints passed.
+ * Without an id: the violations of a run (the latest by default).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storeargs.h"
+
+extern const struct tui_cmd tui_cmd_trace;
+
+static void print_violation(const store_violation *v, bool json)
+{
+	if (json) {
+		printf("{\"violation\": %lld, \"run\": %lld, \"property\": ", (long long)v->id,
+		       (long long)v->run);
+		tui_json_str(stdout, v->property);
+		fputs(", \"message\": ", stdout);
+		tui_json_str(stdout, v->message);
+		fputs(", \"state\": ", stdout);
+		if (v->state == ENG_NO_STATE)
+			fputs("null", stdout);
+		else
+			printf("%u", v->state);
+		printf(", \"length\": %zu, \"trace\": ", v->trace.len);
+		tui_trace_print(stdout, &v->trace, true);
+		fputs("}", stdout);
+		return;
+	}
+	printf("violation %lld (run %lld): ", (long long)v->id, (long long)v->run);
+	tui_escape(stdout, v->property, strlen(v->property), 256);
+	if (v->message && *v->message) {
+		fputs(": ", stdout);
+		tui_escape(stdout, v->message, strlen(v->message), 1024);
+	}
+	printf("\n%zu steps", v->trace.len);
+	if (v->state != ENG_NO_STATE)
+		printf(" to state %u", v->state);
+	puts(":");
+	tui_trace_print(stdout, &v->trace, false);
+}
+
+static int trace_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},
+		{"run", required_argument, NULL, 'r'},
+		{0, 0, 0, 0},
+	};
+	const char *db = NULL, *runarg = NULL;
+	bool json = false;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'r')
+			runarg = optarg;
+		else
+			return tui_usage_error(&tui_cmd_trace, "unknown option '%s'", argv[optind - 1]);
+	}
+	int64_t vid = -1;
+	if (argc - optind > 1)
+		return tui_usage_error(&tui_cmd_trace, "at most one violation id");
+	if (optind < argc && !tui_parse_id(argv[optind], &vid))
+		return tui_usage_error(&tui_cmd_trace, "expected a violation id, got '%s'",
+				       argv[optind]);
+	store *st = tui_store_open(&tui_cmd_trace, db);
+	if (!st)
+		return TUI_EXIT_USAGE;
+	int rc = 0;
+	if (vid >= 0) {
+		store_violation v;
+		int r = store_violation_get(st, vid, &v);
+		if (r != 0) {
+			fprintf(stderr, "cmc trace: %s\n", store_error(st));
+			rc = TUI_EXIT_USAGE;
+		} else {
+			print_violation(&v, json);
+			if (json)
+				putchar('\n');
+			store_violation_clear(&v);
+		}
+	} else {
+		int64_t run;
+		rc = tui_store_run(&tui_cmd_trace, st, runarg, &run);
+		store_violation *v = NULL;
+		size_t n = 0;
+		if (rc == 0 && store_violations(st, run, &v, &n) < 0) {
+			fprintf(stderr, "cmc trace: %s\n", store_error(st));
+			rc = TUI_EXIT_USAGE;
+		} else if (rc == 0) {
+			if (json)
+				printf("{\"run\": %lld, \"violations\": [", (long long)run);
+			else if (n == 0)
+				printf("run %lld has no violation\n", (long long)run);
+			for (size_t i = 0; i < n; i++) {
+				if (json && i)
+					fputs(",\n ", stdout);
+				else if (i)
+					putchar('\n');
+				print_violation(&v[i], json);
+			}
+			if (json)
+				puts("]}");
+			store_violations_free(v, n);
+		}
+	}
+	store_close(st);
+	return rc;
+}
+
+const struct tui_cmd tui_cmd_trace = {
+	.name = "trace",
+	.usage = "trace [--run R] [--db FILE] [--json] [VIOLATION]",
+	.summary = "show a stored violation's counterexample (or a run's violations)",
+	.help = "  --run R             without VIOLATION: that run's (default: the latest)\n"
+		"  --db FILE           the database (default ./cmc.db)\n"
+		"  --json              one JSON object\n",
+	.exec = trace_exec,
+};

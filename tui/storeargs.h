@@ -1,0 +1,48 @@
+/*
+ * storeargs.h — what the commands that read the store share (runs, show,
+ * trace, compare, diff): opening the database named by --db read-only,
+ * resolving a run argument (latest by default), and printing fingerprints
+ * and traces for humans or as JSON.  All target bytes pass through
+ * tui_escape() / tui_json_bytes().
+ */
+#ifndef CMC_TUI_STOREARGS_H
+#define CMC_TUI_STOREARGS_H
+
+#include "cmd.h"
+#include "store.h"
+
+/* Open for reading; on failure prints "cmc NAME: why" and returns NULL
+ * (the caller exits TUI_EXIT_USAGE). */
+store *tui_store_open(const struct tui_cmd *c, const char *db);
+/* A run id from `arg`, or the latest run when arg is NULL.  0 on success;
+ * TUI_EXIT_USAGE after printing why. */
+int tui_store_run(const struct tui_cmd *c, store *st, const char *arg, int64_t *run);
+/* A non-negative decimal id. */
+bool tui_parse_id(const char *s, int64_t *out);
+/* "hex" or null, for JSON; "-" for humans when zero. */
+void tui_fp_json(FILE *out, eng_fp fp);
+const char *tui_fp_text(eng_fp fp, char buf[33]);
+/* A trace, one step a line ("  N  LABEL  -> state ID  fp"), or as a JSON
+ * array of steps. */
+void tui_trace_print(FILE *out, const store_trace *t, bool json);
+/* A state's observation blob, escaped ("(none)" when absent). */
+void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max, bool json);
+
+/*
+ * checkstore.c — `cmc check`'s use of the store: --db FILE, --no-store,
+ * --resume RUN.  begin() opens the database, begins a run (or, resuming,
+ * cuts the stored run back to its last clean point and seeds the search
+ * with it) and attaches the writer; end() records how the run ended.
+ * begin() returns NULL with *rc = 0 when the store is off, NULL with
+ * *rc = TUI_EXIT_USAGE after printing why on an error.
+ */
+struct tui_check_store;
+struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, const char *resume,
+					      eng_search *s, eng_frontend *fe,
+					      const char *target, const eng_opts *o, int argc,
+					      char **argv, int *rc);
+/* status: complete / interrupted / violation / error.  Returns 0, or
+ * TUI_EXIT_USAGE when the store failed (printed).  Frees cs. */
+int tui_check_store_end(struct tui_check_store *cs, const char *status, const eng_stats *st);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * wb.h — the ncurses workbench (`cmc tui`): its application state, the view
+ * interface, the key table and the worker thread that runs the engine.
+ *
+ * Threads.  The UI thread owns ncurses and every field marked "UI"; it
+ * never blocks on the engine.  The worker thread owns the search and the
+ * frontend while a job runs (the engine is not thread-safe); it hands
+ * results and progress back through the fields marked "mu", under wb.mu.
+ * The store handle is shared: every store_* call, from either thread, is
+ * made holding wb.mu (the worker's store listener is wrapped to take it),
+ * so the UI reads on the writer's own connection and sees states stepped by
+ * hand at once, before the writer's batch commits.
+ *
+ * Files: wb-app.c (session open/close, state shared by views), wb-worker.c
+ * (jobs), wb-keys.c (the one key table and its actions), wb-loop.c (the
+ * event loop, dirty flags, one doupdate), wb-draw.c (escaping and drawing
+ * helpers), view-*.c (one file per view).
+ */
+#ifndef CMC_TUI_WB_H
+#define CMC_TUI_WB_H
+
+#include <curses.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmc.h"
+#include "store.h"
+
+/* ---- views --------------------------------------------------------------- */
+
+enum wb_view_id {
+	WB_V_LIST,      /* states by discovery */
+	WB_V_LEVELS,    /* states by BFS level */
+	WB_V_TREE,      /* the shortest-trace tree */
+	WB_V_STATE,     /* one state whole; step by hand from it */
+	WB_V_VIOLS,     /* violations */
+	WB_V_REPLAY,    /* a counterexample, replayed step by step */
+	WB_V_COMPARE,   /* canonical states and their raw variants */
+	WB_V_HEX,       /* two raw snapshots side by side */
+	WB_V_GRAPH,     /* neighbourhood of the current state */
+	WB_V_ALLOC,     /* allocator invariants and chunk map */
+	WB_V_RUNS,      /* runs in the database */
+	WB_V_HELP,      /* every key from the key table */
+	WB_V__COUNT
+};
+#define WB_VBIT(v) (1u << (v))
+
+/* A scrollable list: 0 <= top <= cur < n, or n == 0 and cur == top == 0. */
+struct wb_list {
+	size_t n, cur, top;
+};
+
+struct wb;
+struct wb_view {
+	const char *name;  /* shown in the status line: where you are */
+	const char *hint;  /* the keys that matter here, for the status line */
+	/* Called when the view becomes current or its data may have changed
+	 * (wb.data_gen moved); may be NULL. */
+	void (*load)(struct wb *wb);
+	void (*draw)(struct wb *wb, WINDOW *w, int rows, int cols);
+	/* The list that the movement keys move; NULL: none. */
+	struct wb_list *(*list)(struct wb *wb);
+	/* Enter on the selected row; may be NULL. */
+	void (*activate)(struct wb *wb);
+};
+
+extern const struct wb_view wb_view_list, wb_view_levels, wb_view_tree, wb_view_state,
+	wb_view_viols, wb_view_replay, wb_view_compare, wb_view_hex, wb_view_graph,
+	wb_view_alloc, wb_view_runs, wb_view_help;
+const struct wb_view *wb_view(enum wb_view_id v);
+
+/* ---- the key table (wb-keys.c) ------------------------------------------- */
+
+struct wb_binding {
+	int key;
+	unsigned views;      /* WB_VBIT mask where it applies; 0: everywhere */
+	const char *keyname; /* as shown in help */
+	const char *help;
+	void (*fn)(struct wb *wb, int key);
+};
+/* The table, ended by an entry with fn NULL.  View-specific entries come
+ * before global ones with the same key, so they take precedence. */
+extern const struct wb_binding wb_bindings[];
+const struct wb_binding *wb_binding_find(int key, enum wb_view_id v);
+
+/* ---- jobs for the worker (wb-worker.c) ----------------------------------- */
+
+enum wb_job {
+	WB_J_NONE,
+	WB_J_INIT,      /* seed the search with the initial states */
+	WB_J_RUN,       /* run (or resume) the search over its frontier */
+	WB_J_RUN_FROM,  /* focus on job_state, then run */
+	WB_J_EXPAND,    /* expand job_state by hand */
+	WB_J_APPLY,     /* apply job_label to job_state */
+	WB_J_REPLAY,    /* replay the first job_steps steps of replay_trace */
+	WB_J_DESCRIBE,  /* print job_state through the frontend (models) */
+	WB_J_SIMULATE,  /* random walks from the initial states */
+};
+
+/* One step of a counterexample replay as re-executed. */
+struct wb_rstep {
+	bool done;         /* this step has been re-executed */
+	bool matched;      /* reached the stored fingerprint */
+	eng_fp got;        /* fingerprint actually reached */
+	char reply[160];   /* reply bytes, escaped (process mode) */
+};
+
+#define WB_HIST 256
+
+struct wb {
+	/* ---- the session (set at open, then read-only) ---- */
+	bool live;                 /* a live search; else browsing a database */
+	const char *target;        /* scenario or model argument; NULL: none */
+	char *db_path;
+	eng_opts opts;
+	bool color;
+	char **actions;            /* live: the frontend's operation names */
+	unsigned n_actions;
+
+	/* ---- shared, under mu ---- */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t worker;
+	bool worker_started;
+	store *st;                 /* every call under mu */
+	eng_listener store_l;      /* the store writer, wrapped by the worker */
+	eng_search *search;        /* live only; the engine under the worker */
+	eng_frontend *fe;          /* live: the search's; DB: opened for replay */
+	enum wb_job job;           /* requested or running (WB_J_NONE: idle) */
+	bool job_running;
+	bool quit;
+	uint32_t job_state;
+	char job_label[256];
+	size_t job_steps;
+	eng_trace *replay_trace;   /* owned; the trace being replayed */
+	struct wb_rstep *rsteps;   /* replay_trace->len entries */
+	size_t replay_diverged;    /* first diverging step, SIZE_MAX: none */
+	char replay_why[256];
+	eng_stats prog;            /* latest progress of the live search */
+	uint64_t prog_seq;         /* bumps with every change to the graph */
+	uint64_t done_seq;         /* bumps when a job finishes */
+	enum wb_job done_job;
+	int done_rc;
+	uint32_t done_state;       /* apply: the state reached */
+	char done_msg[256];
+	char *describe;            /* WB_J_DESCRIBE result (owned) */
+	uint32_t describe_id;
+	uint64_t sim_walks, sim_violations;
+
+	/* ---- UI thread only ---- */
+	int64_t run;               /* the run shown */
+	store_run ri;              /* its row, as loaded */
+	bool run_is_live;          /* `run` is the one this session writes */
+	uint64_t n_states;         /* states the run holds, as far as known */
+	uint64_t data_gen;         /* bumps when stored data may have changed */
+	uint64_t seen_prog, seen_done;
+	enum wb_view_id view;
+	enum wb_view_id vstack[16];
+	size_t nvstack;
+	uint32_t cur;              /* the current state (ENG_NO_STATE: none) */
+	uint32_t hist[WB_HIST];    /* states visited, for "back" */
+	size_t nhist;
+	int64_t viol_id;           /* the violation opened in the replay view */
+	uint32_t cmp_a, cmp_b;     /* the two states of the hex view */
+	bool dirty;
+	bool leaving;              /* q pressed: leave after this iteration */
+	char msg[256];
+	bool msg_err;
+	WINDOW *hdr, *body, *stl;
+	/* a one-line prompt in the status line, answered in the event loop */
+	bool prompting;
+	char pbuf[80];
+	size_t plen;
+	const char *ptitle;
+	void (*pdone)(struct wb *wb, const char *text);
+};
+
+/* wb-app.c */
+int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t run,
+		    const eng_opts *o, char *err, size_t errlen);
+void wb_session_close(struct wb *wb);
+void wb_lock(struct wb *wb);
+void wb_unlock(struct wb *wb);
+void wb_reload_run(struct wb *wb);     /* reread wb.ri and n_states */
+void wb_select_run(struct wb *wb, int64_t run);
+void wb_go(struct wb *wb, enum wb_view_id v);   /* push a view */
+void wb_back(struct wb *wb);                    /* pop one */
+void wb_goto_state(struct wb *wb, uint32_t id); /* make current, remember */
+void wb_msg(struct wb *wb, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Does this session's worker have a search on this run (step by hand)? */
+bool wb_can_step(struct wb *wb);
+
+/* wb-worker.c */
+void wb_worker_start(struct wb *wb);
+void wb_worker_stop(struct wb *wb);     /* stop any search, join */
+/* Submit a job; false (and a message) when the worker is busy. */
+bool wb_submit(struct wb *wb, enum wb_job j, uint32_t state, const char *label, size_t steps);
+bool wb_busy(struct wb *wb);            /* takes mu */
+void wb_pause(struct wb *wb);           /* stop a running search */
+/* Pick up progress and finished jobs; marks dirty.  UI thread. */
+void wb_poll(struct wb *wb);
+/* The engine's progress listener wrapping the store writer. */
+eng_listener wb_worker_listener(struct wb *wb);
+
+/* wb-loop.c */
+int wb_main(struct wb *wb);
+void wb_prompt(struct wb *wb, const char *title, void (*done)(struct wb *, const char *));
+
+/* wb-draw.c */
+enum { WB_C_HDR = 1, WB_C_STATUS, WB_C_BAD, WB_C_GOOD, WB_C_DIFF, WB_C_DIM, WB_C_ERR };
+int wb_attr(struct wb *wb, int pair); /* colour pair, or a mono fallback */
+/* Untrusted bytes to printable ASCII (\n, \t, \\, \xHH); NUL-terminated,
+ * truncated to fit dst (ending in "..." when cut).  Returns dst. */
+char *wb_escape(char *dst, size_t dstlen, const void *src, size_t n);
+/* Write one row of a window, padded or cut to cols; fmt output is trusted
+ * text only (escape first). */
+void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Keep a list's cursor visible in `rows` rows. */
+void wb_list_clamp(struct wb_list *l, size_t rows);
+/* 12 hex digits of a fingerprint ("-" for zero). */
+char *wb_fp_short(eng_fp fp, char buf[16]);
+const char *wb_status_name(int status);
+
+/* Views ask each other for a few things. */
+void wb_replay_open(struct wb *wb, int64_t violation); /* view-replay.c */
+void wb_levels_reset(void);                            /* view-levels.c */
+void wb_tree_reset(void);                              /* view-tree.c */
+
+#endif
