@@ -47,6 +47,9 @@ struct batched {
 	size_t off, len;      /* state bytes in arena */
 	size_t label_off;     /* label in arena; SIZE_MAX: NULL */
 	bool terminal;
+	bool deadlock;        /* not a successor: `from` has none (a marker
+			       * that keeps the report order of a sequential
+			       * search) */
 };
 
 struct eng_search {
@@ -201,7 +204,13 @@ static void add_pending(eng_search *s, uint32_t state, uint32_t parent, const ch
 /* Report queued violations, each with its rebuilt trace. */
 static void flush_pending(eng_search *s)
 {
-	for (size_t i = 0; i < s->npend; i++) {
+	size_t report = s->o.keep_going ? s->npend : (s->npend ? 1 : 0);
+	for (size_t i = report; i < s->npend; i++) {
+		free(s->pend[i].label);
+		free(s->pend[i].property);
+		free(s->pend[i].message);
+	}
+	for (size_t i = 0; i < report; i++) {
 		struct pending *p = &s->pend[i];
 		eng_trace *t = NULL;
 		if (p->state != ENG_NO_STATE) {
@@ -279,7 +288,7 @@ static bool admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t dept
 	if (!x->state) { /* an action failed and produced no state */
 		if (x->violation || x->property)
 			add_pending(s, ENG_NO_STATE, from, x->label, x->property, x->violation);
-		return !s->stop;
+		return !s->stop && (s->o.keep_going || s->npend == 0);
 	}
 
 	bool fresh = false;
@@ -333,7 +342,9 @@ static bool admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t dept
 		for (size_t i = 0; i < s->nls; i++)
 			if (s->ls[i].on_transition)
 				s->ls[i].on_transition(s->ls[i].ctx, from, id, x->label, x->obs, fresh);
-	return true;
+	/* Without --keep-going the search ends at its first violation, as TLC's
+	 * does: nothing after it is admitted. */
+	return s->o.keep_going || s->npend == 0;
 }
 
 static bool init_cb(void *ctx, const eng_succ *x)
@@ -366,6 +377,11 @@ static bool flush_batch(eng_search *s)
 		fpset_prefetch_record(s->set, s->batch[i].fp);
 	for (size_t i = 0; i < n && go; i++) {
 		struct batched *b = &s->batch[i];
+		if (b->deadlock) {
+			add_pending(s, b->from, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
+			go = s->o.keep_going;
+			continue;
+		}
 		eng_succ x = {0};
 		x.fp = b->fp;
 		x.state = s->arena + b->off;
@@ -399,7 +415,7 @@ static bool succ_cb(void *ctx, const eng_succ *x)
 	b->terminal = x->terminal;
 	if (s->nbatch == BATCH)
 		return flush_batch(s);
-	return !s->stop;
+	return !s->stop && (s->o.keep_going || s->npend == 0);
 }
 
 int eng_search_init(eng_search *s)
@@ -431,8 +447,14 @@ static int expand(eng_search *s, uint32_t id, uint32_t depth, const void *state,
 		fail(s, "cannot expand a state");
 		return -1;
 	}
-	if (s->cur_succ == 0 && s->o.check_deadlock && !s->fe->deadlock_ok)
-		add_pending(s, id, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
+	if (s->cur_succ == 0 && s->o.check_deadlock && !s->fe->deadlock_ok) {
+		if (s->nbatch == BATCH)
+			flush_batch(s);
+		struct batched *b = &s->batch[s->nbatch++];
+		memset(b, 0, sizeof *b);
+		b->from = id;
+		b->deadlock = true;
+	}
 	return (int)s->cur_succ;
 }
 
@@ -455,7 +477,7 @@ int eng_search_run(eng_search *s)
 		/* Breadth-first, a group of states is expanded before their
 		 * successors are looked up together (see BATCH).  Depth-first
 		 * must settle each state before popping the next. */
-		for (int g = 1; g < GROUP && s->o.order == ENG_BFS && !s->stop &&
+		for (int g = 1; g < GROUP && s->o.order == ENG_BFS && !s->stop && !s->npend &&
 				s->nbatch < BATCH - 32 && eng_queue_pop(s->q, &e); g++)
 			expand(s, e.id, e.depth, e.state, e.len);
 		settle(s);

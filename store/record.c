@@ -105,7 +105,8 @@ void store_rec_put(struct store_buf *b, const struct store_rec *r)
 		put_u(b, r->alloc_checked);
 		put_u(b, r->alloc_failed);
 		put_u(b, r->fault_len);
-		memcpy(b->p + b->len, r->fault, r->fault_len);
+		if (r->fault_len) /* fault may be NULL when empty */
+			memcpy(b->p + b->len, r->fault, r->fault_len);
 		b->len += r->fault_len;
 	}
 	if (r->state) {

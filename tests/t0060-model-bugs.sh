@@ -12,6 +12,8 @@ first_violation() { sed 's/{"property"/\n{"property"/g' "$1" | sed -n 2p; }
 trace_of() {
 	first_violation "$1" | sed -n 's/.*"trace": \[\([^]]*\)\].*/\1/p' | sed 's/", "/ /g; s/"//g'
 }
+# nviol FILE — how many violations were reported.
+nviol() { grep -o '{"property"' "$1" | wc -l | tr -d ' '; }
 # property_of FILE — the property the first violation names.
 property_of() { first_violation "$1" | sed -n 's/.*"property": "\([^"]*\)".*/\1/p'; }
 
@@ -24,6 +26,7 @@ property_of() { first_violation "$1" | sed -n 's/.*"property": "\([^"]*\)".*/\1/
 # one predecessor on the level before it, through exactly one action.
 "$CMC" check diehard-solve --json >"$T/dh.json" 2>"$T/dh.err"
 is "diehard-solve: exit status 1 (violation)" "$?" 1
+is "diehard-solve: the search stops at the first violation" "$(nviol "$T/dh.json")" 1
 is "diehard-solve: property" "$(property_of "$T/dh.json")" "invariant:NotSolved"
 is "diehard-solve: shortest trace" "$(trace_of "$T/dh.json")" \
 	"FillBigJug BigToSmall EmptySmallJug BigToSmall FillBigJug BigToSmall"
@@ -46,6 +49,9 @@ is "diehard-solve: shortest trace" "$(trace_of "$T/dh.json")" \
 # committed — the first violating state found.
 "$CMC" check twophase-bug --json >"$T/tp.json" 2>"$T/tp.err"
 is "twophase-bug: exit status 1 (violation)" "$?" 1
+is "twophase-bug: the search stops at the first violation" "$(nviol "$T/tp.json")" 1
+"$CMC" check twophase-bug --keep-going --json >"$T/tpk.json" 2>/dev/null
+ok "twophase-bug: --keep-going reports more than one" test "$(nviol "$T/tpk.json")" -gt 1
 is "twophase-bug: property" "$(property_of "$T/tp.json")" "invariant:TCConsistent"
 is "twophase-bug: shortest trace" "$(trace_of "$T/tp.json")" \
 	"TMCommit RMChooseToAbort(r1) RMRcvCommitMsg(r2)"
