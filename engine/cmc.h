@@ -126,6 +126,12 @@ struct eng_frontend_ops {
 	/* Text of the last error, or NULL. */
 	const char *(*last_error)(eng_frontend *fe);
 	void (*destroy)(eng_frontend *fe);
+	/* A frontend for another worker thread (--jobs): it must give the
+	 * same successors as fe, and may be fe itself when fe is safe to call
+	 * from several threads at once.  NULL: the frontend is single-threaded
+	 * and the search runs one job.  The search destroys clones that are not
+	 * fe. */
+	eng_frontend *(*clone)(eng_frontend *fe);
 };
 
 /* Frontends embed this as their first member. */
@@ -159,6 +165,10 @@ typedef struct eng_opts {
 	bool check_deadlock;       /* deadlock is a violation unless fe->deadlock_ok */
 	size_t mem_limit;          /* bytes for the visited set; 0: no limit */
 	double progress_interval;  /* seconds between progress ticks; 0: 0.25 */
+	unsigned jobs;             /* worker threads expanding states; 0 or 1:
+				    * one.  Breadth-first only; the results
+				    * (ids, counts, traces, listener calls and
+				    * their order) do not depend on it. */
 } eng_opts;
 
 void eng_opts_default(eng_opts *o);

@@ -124,6 +124,10 @@ static void m_print(eng_frontend *fe, const void *state, size_t len, FILE *out)
 
 static void m_destroy(eng_frontend *fe) { free(fe); }
 
+/* Models are pure functions of their state: one frontend serves every
+ * thread. */
+static eng_frontend *m_clone(eng_frontend *fe) { return fe; }
+
 static const struct eng_frontend_ops model_ops = {
 	.kind = "model",
 	.initial = m_initial,
@@ -135,6 +139,7 @@ static const struct eng_frontend_ops model_ops = {
 	.print = m_print,
 	.last_error = NULL,
 	.destroy = m_destroy,
+	.clone = m_clone,
 };
 
 eng_frontend *eng_model_frontend(const struct cmc_model *m)

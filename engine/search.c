@@ -19,68 +19,8 @@
 #include "cmc.h"
 #include "fpset.h"
 #include "queue.h"
+#include "search_int.h"
 #include "util.h"
-
-#define MAX_LISTENERS 8
-
-struct pending {
-	uint32_t state;   /* where it holds; ENG_NO_STATE when no state exists */
-	uint32_t parent;  /* for an action failure: the state the action ran in */
-	char *label;      /* for an action failure: the action */
-	char *property;
-	char *message;
-};
-
-/*
- * Successors of one expansion wait here so that the visited-set lookups of
- * the whole batch can be prefetched before any is resolved: each lookup is
- * two cache misses (index slot, then record), and overlapping them is most
- * of the search's speed.  Only plain successors are batched (no observation,
- * no violation); anything else flushes the batch first, keeping the order.
- */
-#define BATCH 256
-#define GROUP 16 /* states expanded before their successors are looked up */
-
-struct batched {
-	eng_fp fp;
-	uint32_t from, depth;
-	size_t off, len;      /* state bytes in arena */
-	size_t label_off;     /* label in arena; SIZE_MAX: NULL */
-	bool terminal;
-	bool deadlock;        /* not a successor: `from` has none (a marker
-			       * that keeps the report order of a sequential
-			       * search) */
-};
-
-struct eng_search {
-	eng_frontend *fe;
-	eng_opts o;
-	fpset *set;
-	fpset *raw_set, *canon_set; /* distinct observation fingerprints */
-	eng_queue *q;
-	eng_listener ls[MAX_LISTENERS];
-	size_t nls;
-	eng_stats st;
-	volatile sig_atomic_t stop;
-	bool inited, failed;
-	uint32_t ticks;
-	char err[512];
-	double t0, next_tick, elapsed_before;
-
-	/* the expansion in progress */
-	uint32_t cur_id, cur_depth;
-	unsigned cur_succ;
-	uint32_t last_id;       /* id of the last successor seen (for apply) */
-	const char *want_label; /* apply without frontend support: filter */
-
-	struct pending *pend;
-	size_t npend, pend_cap;
-
-	struct batched batch[BATCH];
-	size_t nbatch;
-	unsigned char *arena;
-	size_t arena_len, arena_cap;
-};
 
 void eng_opts_default(eng_opts *o)
 {
@@ -122,6 +62,7 @@ void eng_search_free(eng_search *s)
 	}
 	free(s->pend);
 	free(s->arena);
+	eng__pool_free(s);
 	free(s);
 }
 
@@ -138,7 +79,7 @@ eng_fp eng_search_fp(const eng_search *s, uint32_t id) { return fpset_fp(s->set,
 uint32_t eng_search_parent(const eng_search *s, uint32_t id) { return fpset_parent(s->set, id); }
 uint32_t eng_search_lookup(const eng_search *s, eng_fp fp) { return fpset_get(s->set, fp); }
 
-static void fail(eng_search *s, const char *what)
+void eng__fail(eng_search *s, const char *what)
 {
 	if (!s->failed) {
 		const char *fe_err = s->fe->ops->last_error ? s->fe->ops->last_error(s->fe) : NULL;
@@ -172,7 +113,7 @@ const eng_stats *eng_search_stats(eng_search *s)
 	return &s->st;
 }
 
-static void tick(eng_search *s)
+void eng__tick(eng_search *s)
 {
 	if (++s->ticks & 255) /* the clock costs more than an expansion */
 		return;
@@ -186,8 +127,8 @@ static void tick(eng_search *s)
 			s->ls[i].on_progress(s->ls[i].ctx, &s->st);
 }
 
-static void add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
-			const char *property, const char *message)
+void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
+		      const char *property, const char *message)
 {
 	if (s->npend == s->pend_cap) {
 		s->pend_cap = s->pend_cap ? 2 * s->pend_cap : 8;
@@ -202,7 +143,7 @@ static void add_pending(eng_search *s, uint32_t state, uint32_t parent, const ch
 }
 
 /* Report queued violations, each with its rebuilt trace. */
-static void flush_pending(eng_search *s)
+void eng__flush_pending(eng_search *s)
 {
 	size_t report = s->o.keep_going ? s->npend : (s->npend ? 1 : 0);
 	for (size_t i = report; i < s->npend; i++) {
@@ -253,7 +194,7 @@ static void on_bad(void *ctx, const char *property, const char *message)
 {
 	struct check_ctx *c = ctx;
 	c->bad = true;
-	add_pending(c->s, c->id, ENG_NO_STATE, NULL, property, message);
+	eng__add_pending(c->s, c->id, ENG_NO_STATE, NULL, property, message);
 }
 
 static void count_obs(eng_search *s, const eng_obs *obs)
@@ -277,9 +218,11 @@ static void count_obs(eng_search *s, const eng_obs *obs)
 
 /*
  * Take one state from a frontend: dedup, number, check, queue, tell the
- * listeners.  `from` is ENG_NO_STATE for initial states.
+ * listeners.  `from` is ENG_NO_STATE for initial states.  `known` is the
+ * state's id when a lookup already found it (parallel.c), else
+ * ENG_NO_STATE.
  */
-static bool admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth)
+bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known)
 {
 	s->st.generated++;
 	if (from != ENG_NO_STATE)
@@ -287,13 +230,15 @@ static bool admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t dept
 
 	if (!x->state) { /* an action failed and produced no state */
 		if (x->violation || x->property)
-			add_pending(s, ENG_NO_STATE, from, x->label, x->property, x->violation);
+			eng__add_pending(s, ENG_NO_STATE, from, x->label, x->property, x->violation);
 		return !s->stop && (s->o.keep_going || s->npend == 0);
 	}
 
 	bool fresh = false;
 	uint32_t id;
-	if (s->o.max_states && fpset_count(s->set) >= s->o.max_states) {
+	if (known != ENG_NO_STATE) { /* found before: ids are never taken back */
+		id = known;
+	} else if (s->o.max_states && fpset_count(s->set) >= s->o.max_states) {
 		id = fpset_get(s->set, x->fp);
 		if (id == ENG_NO_STATE) {
 			s->st.bounded = true;
@@ -351,7 +296,7 @@ static bool init_cb(void *ctx, const eng_succ *x)
 {
 	eng_search *s = ctx;
 	s->cur_succ++;
-	return admit(s, x, ENG_NO_STATE, 1);
+	return eng__admit(s, x, ENG_NO_STATE, 1, ENG_NO_STATE);
 }
 
 static size_t arena_put(eng_search *s, const void *p, size_t n)
@@ -378,7 +323,7 @@ static bool flush_batch(eng_search *s)
 	for (size_t i = 0; i < n && go; i++) {
 		struct batched *b = &s->batch[i];
 		if (b->deadlock) {
-			add_pending(s, b->from, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
+			eng__add_pending(s, b->from, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
 			go = s->o.keep_going;
 			continue;
 		}
@@ -388,7 +333,7 @@ static bool flush_batch(eng_search *s)
 		x.state_len = b->len;
 		x.label = b->label_off == SIZE_MAX ? NULL : (const char *)s->arena + b->label_off;
 		x.terminal = b->terminal;
-		go = admit(s, &x, b->from, b->depth);
+		go = eng__admit(s, &x, b->from, b->depth, ENG_NO_STATE);
 	}
 	s->arena_len = 0;
 	return go;
@@ -403,7 +348,7 @@ static bool succ_cb(void *ctx, const eng_succ *x)
 	if (x->obs || x->property || x->violation || !x->state) {
 		if (!flush_batch(s))
 			return false;
-		return admit(s, x, s->cur_id, s->cur_depth + 1);
+		return eng__admit(s, x, s->cur_id, s->cur_depth + 1, ENG_NO_STATE);
 	}
 	struct batched *b = &s->batch[s->nbatch++];
 	b->fp = x->fp;
@@ -426,8 +371,8 @@ int eng_search_init(eng_search *s)
 	if (!s->t0)
 		s->t0 = eng_now();
 	if (s->fe->ops->initial(s->fe, init_cb, s) < 0)
-		fail(s, "cannot produce the initial states");
-	flush_pending(s);
+		eng__fail(s, "cannot produce the initial states");
+	eng__flush_pending(s);
 	update_stats(s);
 	return s->failed ? -1 : 0;
 }
@@ -444,7 +389,7 @@ static int expand(eng_search *s, uint32_t id, uint32_t depth, const void *state,
 	s->cur_succ = 0;
 	int rc = s->fe->ops->next(s->fe, state, len, succ_cb, s);
 	if (rc < 0) {
-		fail(s, "cannot expand a state");
+		eng__fail(s, "cannot expand a state");
 		return -1;
 	}
 	if (s->cur_succ == 0 && s->o.check_deadlock && !s->fe->deadlock_ok) {
@@ -461,7 +406,7 @@ static int expand(eng_search *s, uint32_t id, uint32_t depth, const void *state,
 static void settle(eng_search *s)
 {
 	flush_batch(s);
-	flush_pending(s);
+	eng__flush_pending(s);
 }
 
 int eng_search_run(eng_search *s)
@@ -472,6 +417,17 @@ int eng_search_run(eng_search *s)
 	if (eng_search_init(s) < 0)
 		goto out;
 	eng_qentry e;
+	if (s->o.jobs > 1 && s->o.order == ENG_BFS && (s->pool || eng__pool_start(s) == 0)) {
+		while (!s->stop && (eng__pool_pending(s) || eng_queue_len(s->q))) {
+			eng__pool_step(s);
+			uint64_t f = eng_queue_len(s->q);
+			if (f > s->st.frontier_max)
+				s->st.frontier_max = f;
+			s->ticks |= 255; /* a chunk is long enough to look at the clock */
+			eng__tick(s);
+		}
+		goto out;
+	}
 	while (!s->stop && eng_queue_pop(s->q, &e)) {
 		expand(s, e.id, e.depth, e.state, e.len);
 		/* Breadth-first, a group of states is expanded before their
@@ -484,14 +440,15 @@ int eng_search_run(eng_search *s)
 		uint64_t f = eng_queue_len(s->q);
 		if (f > s->st.frontier_max)
 			s->st.frontier_max = f;
-		tick(s);
+		eng__tick(s);
 	}
 out:
 	s->st.stopped = s->stop && !s->failed && !s->st.violations;
 	s->elapsed_before += eng_now() - s->t0;
 	s->t0 = 0;
 	update_stats(s);
-	s->st.complete = !s->failed && eng_queue_len(s->q) == 0 && !s->st.bounded &&
+	s->st.complete = !s->failed && eng_queue_len(s->q) == 0 && !eng__pool_pending(s) &&
+			 !s->st.bounded &&
 			 (s->o.keep_going || s->st.violations == 0);
 	if (s->st.violations && !s->o.keep_going)
 		s->st.complete = false;
@@ -548,7 +505,7 @@ int eng_search_apply(eng_search *s, uint32_t id, const char *label, uint32_t *ou
 	}
 	free(st);
 	if (rc < 0)
-		fail(s, "cannot apply the action");
+		eng__fail(s, "cannot apply the action");
 	settle(s);
 	update_stats(s);
 	if (rc < 0 || s->cur_succ == 0)

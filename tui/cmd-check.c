@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "opts.h"
@@ -15,7 +16,7 @@
 extern const struct tui_cmd tui_cmd_check;
 
 enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
-       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME };
+       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS };
 
 static const struct option check_longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
@@ -31,6 +32,7 @@ static const struct option check_longopts[] = {
 	{"timeout", required_argument, NULL, O_TIMEOUT},
 	{"set", required_argument, NULL, O_SET},
 	{"db", required_argument, NULL, O_DB},
+	{"jobs", required_argument, NULL, O_JOBS},
 	{"no-store", no_argument, NULL, O_NOSTORE},
 	{"resume", required_argument, NULL, O_RESUME},
 	{0, 0, 0, 0},
@@ -41,7 +43,8 @@ struct check_args {
 	const char *db, *resume; /* the store: tui/checkstore.c */
 	bool no_store;
 	int order;            /* -1: as the scenario says */
-	uint64_t max_depth, max_states, mem;
+	uint64_t max_depth, max_states, mem, jobs;
+	bool have_jobs;
 	bool have_depth, have_states, keep_going, no_deadlock;
 	const char *target;
 	/* process-mode overrides, applied in order: key, value */
@@ -97,6 +100,11 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			if (add_override(a, "timeout", optarg)) return TUI_EXIT_USAGE;
 			break;
 		case O_DB: a->db = optarg; break;
+		case O_JOBS:
+			if (!tui_parse_u64(optarg, &a->jobs) || a->jobs < 1 || a->jobs > 256)
+				return tui_usage_error(&tui_cmd_check, "--jobs: expected 1 to 256, got '%s'", optarg);
+			a->have_jobs = true;
+			break;
 		case O_NOSTORE: a->no_store = true; break;
 		case O_RESUME: a->resume = optarg; break;
 		case O_SET: {
@@ -157,6 +165,17 @@ static int check_exec(int argc, char **argv)
 		o.check_deadlock = false;
 	if (a.mem)
 		o.mem_limit = (size_t)a.mem;
+	/* Results do not depend on the number of jobs (engine/parallel.c), so
+	 * every core is used unless told otherwise. */
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	o.jobs = a.have_jobs ? (unsigned)a.jobs : cores > 0 ? (unsigned)cores : 1;
+	if (o.jobs > 1 && (!fe->ops->clone || o.order != ENG_BFS)) {
+		if (a.have_jobs)
+			fprintf(stderr, "cmc check: running one job: %s\n",
+				o.order != ENG_BFS ? "--jobs applies to breadth-first search"
+						   : "this target cannot be run by several workers");
+		o.jobs = 1;
+	}
 
 	eng_search *s = eng_search_new(fe, &o);
 	tui_report *rep = tui_report_new(fe);
@@ -205,6 +224,8 @@ const struct tui_cmd tui_cmd_check = {
 		"  --max-states N      admit at most N distinct states\n"
 		"  --keep-going        report every violation instead of stopping at the first\n"
 		"  --no-deadlock       states without successors are not a violation\n"
+		"  --jobs N            worker threads (default: the number of cores); results\n"
+		"                      do not depend on N\n"
 		"  --mem SIZE          memory for the visited set (e.g. 2G); exceeding it is reported\n"
 		"  --hash raw|canonical|both   process mode: what identifies a state\n"
 		"  --merge raw|canonical       process mode: which fingerprint merges states\n"

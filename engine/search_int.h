@@ -1,0 +1,95 @@
+/*
+ * search_int.h — the search's state, shared by search.c (the loop, one
+ * state at a time) and parallel.c (many states expanded by worker threads,
+ * admitted in the same order).  Private to the engine.
+ */
+#ifndef CMC_SEARCH_INT_H
+#define CMC_SEARCH_INT_H
+
+#include <signal.h>
+
+#include "cmc.h"
+#include "fpset.h"
+#include "queue.h"
+
+#define MAX_LISTENERS 8
+
+struct pending {
+	uint32_t state;   /* where it holds; ENG_NO_STATE when no state exists */
+	uint32_t parent;  /* for an action failure: the state the action ran in */
+	char *label;      /* for an action failure: the action */
+	char *property;
+	char *message;
+};
+
+/*
+ * Successors of one expansion wait here so that the visited-set lookups of
+ * the whole batch can be prefetched before any is resolved: each lookup is
+ * two cache misses (index slot, then record), and overlapping them is most
+ * of the search's speed.  Only plain successors are batched (no observation,
+ * no violation); anything else flushes the batch first, keeping the order.
+ */
+#define BATCH 256
+#define GROUP 16 /* states expanded before their successors are looked up */
+
+struct batched {
+	eng_fp fp;
+	uint32_t from, depth;
+	size_t off, len;      /* state bytes in arena */
+	size_t label_off;     /* label in arena; SIZE_MAX: NULL */
+	bool terminal;
+	bool deadlock;        /* not a successor: `from` has none (a marker
+			       * that keeps the report order of a sequential
+			       * search) */
+};
+
+struct eng_search {
+	eng_frontend *fe;
+	eng_opts o;
+	fpset *set;
+	fpset *raw_set, *canon_set; /* distinct observation fingerprints */
+	eng_queue *q;
+	eng_listener ls[MAX_LISTENERS];
+	size_t nls;
+	eng_stats st;
+	volatile sig_atomic_t stop;
+	bool inited, failed;
+	uint32_t ticks;
+	char err[512];
+	double t0, next_tick, elapsed_before;
+
+	/* the expansion in progress */
+	uint32_t cur_id, cur_depth;
+	unsigned cur_succ;
+	uint32_t last_id;       /* id of the last successor seen (for apply) */
+	const char *want_label; /* apply without frontend support: filter */
+
+	struct pending *pend;
+	size_t npend, pend_cap;
+
+	struct batched batch[BATCH];
+	size_t nbatch;
+	unsigned char *arena;
+	size_t arena_len, arena_cap;
+
+	struct eng_pool *pool;  /* worker threads when o.jobs > 1 */
+};
+
+/* search.c */
+bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known);
+void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
+		      const char *property, const char *message);
+void eng__flush_pending(eng_search *s);
+void eng__fail(eng_search *s, const char *what);
+void eng__tick(eng_search *s);
+
+/* parallel.c: expand a chunk of the frontier on o.jobs threads, then admit
+ * every successor in frontier order.  0, or -1 when the frontend cannot be
+ * cloned (the caller then runs one state at a time). */
+int eng__pool_start(eng_search *s);
+void eng__pool_step(eng_search *s);
+bool eng__pool_pending(const eng_search *s);
+void eng__pool_free(eng_search *s);
+
+#endif
+
