@@ -34,9 +34,9 @@
 #define NONE32 UINT32_MAX
 
 /* One serialised successor; its variable parts follow it in the slot. */
-struct xrec {
+struct __attribute__((aligned(16))) xrec {
 	eng_fp fp;
-	uint32_t size;          /* whole record, padded to 8 */
+	uint32_t size;          /* whole record, padded to 16 */
 	uint32_t pre;           /* id found in the parallel phase, or NONE32 */
 	uint32_t label_len, state_len, prop_len, viol_len; /* NONE32: NULL */
 	uint8_t has_state, terminal, has_obs;
@@ -113,9 +113,10 @@ static bool x_cb(void *ctx, const eng_succ *x)
 	put(sl, &r, sizeof r);
 	r.fp = x->fp;
 	r.pre = x->state ? fpset_get(c->p->s->set, x->fp) : NONE32;
-	r.label_len = put_str(sl, x->label);
+	/* the state first: it lands 16-byte aligned, as frontends expect */
 	r.has_state = x->state != NULL;
 	r.state_len = x->state ? put_bytes(sl, x->state, x->state_len) : NONE32;
+	r.label_len = put_str(sl, x->label);
 	r.prop_len = put_str(sl, x->property);
 	r.viol_len = put_str(sl, x->violation);
 	r.terminal = x->terminal;
@@ -134,8 +135,8 @@ static bool x_cb(void *ctx, const eng_succ *x)
 		r.reply_len = put_bytes(sl, o->reply, o->reply_len);
 		r.fault_len = put_str(sl, o->fault);
 	}
-	size_t pad = (8 - (sl->len - at) % 8) % 8;
-	static const unsigned char zeros[8];
+	size_t pad = (16 - (sl->len - at) % 16) % 16;
+	static const unsigned char zeros[16];
 	put(sl, zeros, pad);
 	r.size = (uint32_t)(sl->len - at);
 	memcpy(sl->buf + at, &r, sizeof r);
@@ -279,9 +280,9 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		eng_succ x = {0};
 		eng_obs o = {0};
 		x.fp = r.fp;
-		x.label = str_at(&v, r.label_len);
 		x.state = r.has_state ? bytes_at(&v, r.state_len) : NULL;
 		x.state_len = r.has_state ? r.state_len : 0;
+		x.label = str_at(&v, r.label_len);
 		x.property = str_at(&v, r.prop_len);
 		x.violation = str_at(&v, r.viol_len);
 		x.terminal = r.terminal;

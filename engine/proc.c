@@ -33,11 +33,15 @@ struct proc_fe {
 	struct proc_image img;
 	struct proc_props *props;
 	struct proc_exec *x;
+	bool exec_replay;       /* --exec replay (default: fork, which falls back itself) */
+	size_t snapshots;       /* fork executor's pool bound; 0: its default */
+	struct proc_fe *orig;   /* a clone: the frontend it copies (owns sc, img) */
 	char preload[PATH_MAX];
 	enum proc_ident ident;  /* resolved by initial() */
 	bool started;
 	bool fell_back;         /* wanted canonical, got no records */
 	bool any_once;
+	bool warned_over;       /* RAW_OVER reported once on stderr */
 	struct proc_obs obs;
 	uint16_t *sbuf;         /* successor state under construction */
 	size_t scap;
@@ -146,6 +150,12 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 		 eng_succ_fn fn, void *ctx)
 {
 	size_t len = encode(p, trace, n, op);
+	if ((o->e.flags & ENG_OBS_RAW_OVER) && !p->warned_over) {
+		p->warned_over = true;
+		fprintf(stderr, "cmc: %s: the raw window exceeds raw-cap (%llu bytes): fingerprints "
+			"cover all of it, observations keep only the first raw-cap bytes\n",
+			p->sc->path, (unsigned long long)p->sc->raw_cap);
+	}
 	struct proc_state_view v = {p->sbuf + 1, p->sbuf[0], p->x->replies, p->x->nreplies, o};
 	eng_succ s = {
 		.label = op >= 0 ? p->sc->ops[op].label : NULL,
@@ -207,6 +217,10 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 		snprintf(p->err, sizeof p->err, "%s: traces longer than %u operations are not supported "
 			 "(set a depth bound)", p->sc->path, UINT16_MAX - 1);
 		return -1;
+	}
+	if (p->orig && !p->started) {
+		p->ident = p->orig->ident;
+		p->started = p->orig->started;
 	}
 	fill_mask(p, trace, n);
 	/* The engine's bytes may move while we emit: work on a copy. */
@@ -295,9 +309,10 @@ static void proc_destroy(eng_frontend *fe)
 		const struct proc_exec_stats *st = &p->x->st;
 		if (getenv("CMC_PROC_STATS"))
 			fprintf(stderr,
-				"cmc: process: executor %s: %llu spawns, %llu ops (%llu replayed), "
+				"cmc: process: executor %s: %llu spawns, %llu forks, %llu ops (%llu replayed), "
 				"mean replay depth %.2f, mean quiescence %.1f us/op, mean start-up %.2f ms\n",
-				p->x->ops->name, (unsigned long long)st->spawns, (unsigned long long)st->ops,
+				p->x->ops->name, (unsigned long long)st->spawns, (unsigned long long)st->forks,
+				(unsigned long long)st->ops,
 				(unsigned long long)st->replayed,
 				st->spawns ? (double)st->replayed / (double)st->spawns : 0.0,
 				st->ops ? st->quiesce_s * 1e6 / (double)st->ops : 0.0,
@@ -305,13 +320,17 @@ static void proc_destroy(eng_frontend *fe)
 		p->x->ops->destroy(p->x);
 	}
 	proc_props_free(p->props);
-	proc_image_free(&p->img);
+	if (!p->orig) {
+		proc_image_free(&p->img);
+		proc_scenario_free(p->sc);
+	}
 	proc_obs_free(&p->obs);
-	proc_scenario_free(p->sc);
 	free(p->sbuf);
 	free(p->mask);
 	free(p);
 }
+
+static eng_frontend *proc_clone(eng_frontend *fe);
 
 static const struct eng_frontend_ops proc_ops = {
 	.kind = "process",
@@ -324,7 +343,47 @@ static const struct eng_frontend_ops proc_ops = {
 	.print = proc_print,
 	.last_error = proc_last_error,
 	.destroy = proc_destroy,
+	.clone = proc_clone,
 };
+
+static struct proc_exec *new_exec(struct proc_fe *p)
+{
+	return p->exec_replay ? proc_replay_new(p->sc, p->preload, &p->img)
+			      : proc_fork_new(p->sc, p->preload, &p->img, p->snapshots);
+}
+
+/*
+ * Another worker's frontend: the same parsed scenario and image (owned by
+ * the original, which outlives its clones), its own executor, processes and
+ * plugin instances.  Its merge decision is the original's, taken from it
+ * when the clone first expands (proc_initial runs on the original only).
+ */
+static eng_frontend *proc_clone(eng_frontend *fe)
+{
+	struct proc_fe *o = pf(fe), *p = eng_xcalloc(1, sizeof *p);
+	char err[512];
+	p->fe = o->fe;
+	p->orig = o->orig ? o->orig : o;
+	p->sc = o->sc;
+	p->img = o->img;
+	p->exec_replay = o->exec_replay;
+	p->snapshots = o->snapshots;
+	p->any_once = o->any_once;
+	p->ident = o->ident;
+	p->started = o->started;
+	p->fell_back = o->fell_back;
+	p->warned_over = true;
+	memcpy(p->preload, o->preload, sizeof p->preload);
+	memcpy(p->info, o->info, sizeof p->info);
+	p->mask = eng_xcalloc((p->sc->nops + 7) / 8, 1);
+	if (!(p->props = proc_props_load(p->sc, err, sizeof err))) {
+		free(p->mask);
+		free(p);
+		return NULL;
+	}
+	p->x = new_exec(p);
+	return &p->fe;
+}
 
 /* ---- opening ----------------------------------------------------------- */
 
@@ -386,9 +445,16 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 		proc_destroy(&p->fe);
 		return NULL;
 	}
+	if (!p->preload[0] && sc->raw_heap)
+		fprintf(stderr, "cmc: %s: no preload (CMC_PRELOAD is empty): the heap is not observed\n",
+			sc->path);
 	/* Writing to a target that just died must be an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
-	p->x = proc_replay_new(sc, p->preload, &p->img);
+	/* $CMC_EXEC=replay|fork sets the default executor (for commands
+	 * without --exec, and for tests); fork falls back to replay by itself. */
+	const char *ex = getenv("CMC_EXEC");
+	p->exec_replay = ex ? !strcmp(ex, "replay") : true; /* h8: fork default once the suite agrees */
+	p->x = new_exec(p);
 	p->opts = opts;
 	if (sc->depth)
 		opts->max_depth = sc->depth;
@@ -404,11 +470,26 @@ int proc_override(eng_frontend *fe, const char *key, const char *value, char *er
 		snprintf(err, errlen, "--%s: too late, the target has started", key);
 		return -1;
 	}
-	if (!strcmp(key, "exec")) {
-		if (!strcmp(value, "replay"))
-			return 0;
-		snprintf(err, errlen, "--exec %s: only the replay executor exists so far", value);
-		return -1;
+	if (!strcmp(key, "exec") || !strcmp(key, "snapshots")) {
+		if (!strcmp(key, "exec")) {
+			if (strcmp(value, "replay") && strcmp(value, "fork")) {
+				snprintf(err, errlen, "--exec %s: expected fork or replay", value);
+				return -1;
+			}
+			p->exec_replay = !strcmp(value, "replay");
+		} else {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(value, &end, 10);
+			if (errno || end == value || *end || n < 1 || n > 100000) {
+				snprintf(err, errlen, "snapshots %s: expected a count from 1 to 100000", value);
+				return -1;
+			}
+			p->snapshots = (size_t)n;
+		}
+		p->x->ops->destroy(p->x);
+		p->x = new_exec(p);
+		return 0;
 	}
 	if (proc_scenario_set(p->sc, key, value, err, errlen) < 0)
 		return -1;

@@ -78,6 +78,7 @@ struct proc_exec_stats {
 	double quiesce_s;       /* total time from send to quiescence */
 	double spawn_s;         /* total time from fork to start-up quiescence */
 	uint64_t replayed;      /* prefix operations re-executed */
+	uint64_t forks;         /* snapshot children forked (fork executor) */
 };
 
 struct proc_exec;
@@ -117,5 +118,12 @@ struct proc_image;
  * not owned and outlives the executor. */
 struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *preload,
 				  const struct proc_image *img);
+
+/* The fork-snapshot executor (proc_fork.c): at most `limit` live snapshots
+ * (0: PROC_FORK_LIMIT_DEFAULT); falls back to replay, saying why on stderr,
+ * for targets it cannot snapshot. */
+#define PROC_FORK_LIMIT_DEFAULT 200
+struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
+				const struct proc_image *img, size_t limit);
 
 #endif

@@ -278,6 +278,11 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 	}
 	switch (w) {
 	case PROC_QUIESCENT:
+		/* Quiescent means every write has landed and was drained: a
+		 * record still in progress is truncated, not late. */
+		if (t->canon.hdr_got)
+			fault(obs, PROC_FAULT_PROTOCOL, "truncated record on the canonical fd: %s",
+			      t->canon.hdr_got < 8 ? "partial header" : "payload shorter than its length");
 		observe_raw(t, img, obs);
 		break;
 	case PROC_GONE:

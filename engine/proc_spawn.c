@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -82,7 +83,7 @@ static char *fmt(const char *f, ...)
 }
 
 /* The target's whole environment: fixed, so runs repeat. */
-static char **build_env(const struct proc_scenario *sc, const char *preload, size_t *n)
+static char **build_env(const struct proc_scenario *sc, const char *preload, bool snap, size_t *n)
 {
 	char **env = eng_xcalloc(16 + sc->nenv, sizeof(char *));
 	size_t k = 0;
@@ -98,6 +99,15 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, siz
 	env[k++] = fmt("CMC_CANON_FD=%d", sc->canon_fd);
 	if (sc->line_buffer)
 		env[k++] = eng_xstrdup("CMC_LINEBUF=1");
+	if (snap)
+		env[k++] = fmt("CMC_SNAP_FD=%d", CMC_SNAP_FD_DEFAULT);
+	/* Deterministic time, randomness and pid (preload/detenv.c) unless
+	 * the scenario says otherwise with an env line. */
+	bool det_set = false;
+	for (size_t i = 0; i < sc->nenv; i++)
+		det_set |= !strncmp(sc->env[i], "CMC_DETERMINISTIC=", 18);
+	if (!det_set)
+		env[k++] = eng_xstrdup("CMC_DETERMINISTIC=1");
 	for (size_t i = 0; i < sc->nenv; i++)
 		env[k++] = eng_xstrdup(sc->env[i]);
 	env[k] = NULL;
@@ -122,7 +132,7 @@ static void child_fd(int from, int to)
 }
 
 static _Noreturn void child(const struct proc_scenario *sc, char **av, char **env, int in_r,
-			    int out_w, int canon_w, int ctl_w, int errp)
+			    int out_w, int canon_w, int ctl_w, int snap_w, int errp)
 {
 	int e;
 	sigset_t all;
@@ -148,6 +158,8 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 	int hi_ctl = fcntl(ctl_w, F_DUPFD_CLOEXEC, 100);
 	int hi_err = fcntl(errp, F_DUPFD_CLOEXEC, 100);
 	if (hi_in < 0 || hi_out < 0 || hi_canon < 0 || hi_ctl < 0 || hi_err < 0)
+		goto fail;
+	if (snap_w >= 0 && dup2(snap_w, CMC_SNAP_FD_DEFAULT) < 0)
 		goto fail;
 	errp = hi_err;
 	child_fd(hi_in, 0);
@@ -212,8 +224,8 @@ static int tcp_connect(struct proc_target *t)
 	return s;
 }
 
-struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
-				      struct proc_obs *obs, double *spawn_s)
+static struct proc_target *start(const struct proc_scenario *sc, const char *preload,
+				 struct proc_obs *obs, double *spawn_s, bool snap)
 {
 	double t0 = eng_now();
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
@@ -222,7 +234,7 @@ struct proc_target *proc_target_start(const struct proc_scenario *sc, const char
 	t->transport = sc->transport;
 	t->reply_cap = sc->reply_cap;
 	t->in_fd = t->out_fd = t->mem_fd = t->sys_fd = t->stat_fd = t->diag_fd = -1;
-	t->canon.fd = t->ctl.fd = -1;
+	t->canon.fd = t->ctl.fd = t->snap_fd = -1;
 	t->canon.magic = CMC_CANON_MAGIC;
 	t->canon.max = CMC_CANON_MAX;
 	t->ctl.magic = CMC_CTL_MAGIC;
@@ -246,13 +258,16 @@ struct proc_target *proc_target_start(const struct proc_scenario *sc, const char
 		eng_die("pipe: %s", strerror(errno));
 	char **av = build_argv(sc, t->port);
 	size_t nenv;
-	char **env = build_env(sc, preload, &nenv);
+	char **env = build_env(sc, preload, snap, &nenv);
+	int sp[2] = {-1, -1};
+	if (snap && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		eng_die("socketpair: %s", strerror(errno));
 
 	pid_t pid = fork();
 	if (pid < 0)
 		eng_die("fork: %s", strerror(errno));
 	if (pid == 0)
-		child(sc, av, env, in[0], out[1], canon[1], ctl[1], errp[1]);
+		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1]);
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
 	setpgid(pid, pid);
 	t->pid = t->pgid = pid;
@@ -263,6 +278,9 @@ struct proc_target *proc_target_start(const struct proc_scenario *sc, const char
 	close(canon[1]);
 	close(ctl[1]);
 	close(errp[1]);
+	if (sp[1] >= 0)
+		close(sp[1]);
+	t->snap_fd = sp[0];
 	t->in_fd = in[1];
 	t->out_fd = out[0];
 	t->canon.fd = canon[0];
@@ -290,7 +308,25 @@ struct proc_target *proc_target_start(const struct proc_scenario *sc, const char
 	t->sys_fd = open_proc(pid, "syscall");
 	t->stat_fd = open_proc(pid, "stat");
 	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0) {
+		int oerr = errno;
+		/* A target that exits at once is gone before its /proc files
+		 * open: report how it ended, not the open. */
+		double deadline = eng_now() + sc->timeout_ms / 1000.0;
+		while (!proc_target_reap(t) && eng_now() < deadline) {
+			struct pollfd pf = {.fd = t->out_fd, .events = POLLIN};
+			proc_target_drain(t);
+			poll(&pf, 1, 1);
+		}
 		obs->fault = PROC_FAULT_START;
+		if (t->pid == 0) {
+			describe_end(t, obs, "during start-up");
+			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
+			obs->e.exit_status = t->signaled ? 0 : WEXITSTATUS(t->status);
+			obs->e.term_signal = t->signaled ? WTERMSIG(t->status) : 0;
+			proc_target_kill(t);
+			return NULL;
+		}
+		errno = oerr;
 		snprintf(obs->fault_msg, sizeof obs->fault_msg,
 			 "%s: cannot open /proc/%d/{mem,syscall,stat}: %s (cmc needs ptrace access "
 			 "to its own children)", sc->exe, (int)pid, strerror(errno));
@@ -365,6 +401,18 @@ struct proc_target *proc_target_start(const struct proc_scenario *sc, const char
 	return t;
 }
 
+struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
+				      struct proc_obs *obs, double *spawn_s)
+{
+	return start(sc, preload, obs, spawn_s, false);
+}
+
+struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
+					   struct proc_obs *obs, double *spawn_s)
+{
+	return start(sc, preload, obs, spawn_s, true);
+}
+
 static void chan_close(struct proc_chan *c)
 {
 	if (c->fd >= 0)
@@ -390,7 +438,7 @@ void proc_target_kill(struct proc_target *t)
 			;
 		t->pid = 0;
 	}
-	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->diag_fd};
+	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->diag_fd, &t->snap_fd};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (*fds[i] >= 0) {
 			close(*fds[i]);

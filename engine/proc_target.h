@@ -83,6 +83,7 @@ struct proc_target {
 	bool preload_on;        /* the preload was put in LD_PRELOAD */
 	enum proc_transport transport;
 	const struct proc_scenario *sc;
+	int snap_fd;            /* fork executor: cmc's end of the snapshot socket, or -1 */
 };
 
 /*
@@ -94,6 +95,10 @@ struct proc_target {
 struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
 				      struct proc_obs *obs, double *spawn_s);
 void proc_target_kill(struct proc_target *t);
+/* The same, with the preload's snapshot server enabled (CMC_SNAP_FD): cmc's
+ * end of the snapshot socket is t->snap_fd (proc_fork.c). */
+struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
+					   struct proc_obs *obs, double *spawn_s);
 
 enum proc_wait {
 	PROC_QUIESCENT,

@@ -299,8 +299,12 @@ static bool init_cb(void *ctx, const eng_succ *x)
 	return eng__admit(s, x, ENG_NO_STATE, 1, ENG_NO_STATE);
 }
 
-static size_t arena_put(eng_search *s, const void *p, size_t n)
+/* States are handed to frontends at 16-byte aligned addresses (a model's
+ * state is a C struct); labels need none. */
+static size_t arena_put(eng_search *s, const void *p, size_t n, bool align)
 {
+	if (align)
+		s->arena_len = (s->arena_len + 15) & ~(size_t)15;
 	if (s->arena_len + n > s->arena_cap) {
 		s->arena_cap = (s->arena_len + n) * 2 + 4096;
 		s->arena = eng_xrealloc(s->arena, s->arena_cap);
@@ -355,8 +359,8 @@ static bool succ_cb(void *ctx, const eng_succ *x)
 	b->from = s->cur_id;
 	b->depth = s->cur_depth + 1;
 	b->len = x->state_len;
-	b->off = arena_put(s, x->state, x->state_len);
-	b->label_off = x->label ? arena_put(s, x->label, strlen(x->label) + 1) : SIZE_MAX;
+	b->off = arena_put(s, x->state, x->state_len, true);
+	b->label_off = x->label ? arena_put(s, x->label, strlen(x->label) + 1, false) : SIZE_MAX;
 	b->terminal = x->terminal;
 	if (s->nbatch == BATCH)
 		return flush_batch(s);

@@ -182,4 +182,63 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 
 #define CMC_FAULT_EXIT_BASE 112 /* exit status = 112 + code: 113 .. 118 */
 
+/* ---- 5. Snapshots (issue 8: the fork executor) ------------------------- */
+
+/*
+ * CMC_SNAP_FD        decimal fd of the snapshot socket: one end of an
+ *                    AF_UNIX SOCK_SEQPACKET pair whose other end cmc holds.
+ *                    Set only by the fork executor (conventionally to
+ *                    CMC_SNAP_FD_DEFAULT, far above the fds a target opens, so
+ *                    the target's own fd numbers are the same under either
+ *                    executor).  Unset: no snapshot server.
+ * CMC_DETERMINISTIC  "1": preload/detenv.c makes time, randomness and the
+ *                    pid the target sees deterministic (cmc sets it unless the
+ *                    scenario sets it otherwise); unset or "0": off.
+ */
+#define CMC_ENV_SNAP_FD "CMC_SNAP_FD"
+#define CMC_ENV_DETERMINISTIC "CMC_DETERMINISTIC"
+#define CMC_SNAP_FD_DEFAULT 1000
+
+/*
+ * The signal cmc sends (kill(2), from cmc only: the server ignores any other
+ * sender) to make a quiescent target serve the next message waiting on its
+ * snapshot socket.  A realtime signal, so requests queue and do not collide
+ * with SIGUSR1/2 that programs use themselves.
+ */
+#define CMC_SNAP_SIG 62 /* SIGRTMAX - 2 on Linux/glibc */
+
+/*
+ * Messages on the snapshot socket, one per datagram, native-endian (both
+ * ends are on one machine).  Descriptors travel as SCM_RIGHTS.
+ *   READY  target -> cmc, once, from the preload's constructor: the server is
+ *          installed (a = getpid()).
+ *   FORK   cmc -> target, with nfds descriptors attached: fork a child that
+ *          puts attached fd i at to[i] (or, when to[i] is CMC_SNAP_TO_CONN, at
+ *          the fd of the target's connected socket whose local/peer ports
+ *          are lport/pport, or at fd `a` when a >= 0); fds the target has
+ *          closed stay closed.  The child's parent is cmc (CLONE_PARENT), it
+ *          dies with cmc (PR_SET_PDEATHSIG), and it returns into the call the
+ *          target was blocked in, now on the new descriptors.
+ *   FORKED target -> cmc: a = the child's pid, b = the connection's fd (or -1).
+ *   ERROR  target -> cmc: a = errno of what failed.
+ * The parent, the snapshot, keeps its own descriptors and goes back to
+ * sleep in the call it was interrupted in.
+ */
+#define CMC_SNAP_MAGIC 0x50534d43u /* bytes "CMSP" */
+#define CMC_SNAP_READY 1u
+#define CMC_SNAP_FORK 2u
+#define CMC_SNAP_FORKED 3u
+#define CMC_SNAP_ERROR 4u
+#define CMC_SNAP_MAXFDS 8
+#define CMC_SNAP_TO_CONN (-2)
+
+struct cmc_snap_msg {
+	uint32_t magic;       /* CMC_SNAP_MAGIC */
+	uint32_t kind;        /* CMC_SNAP_* */
+	int32_t a, b;         /* per kind, see above */
+	uint16_t lport, pport; /* FORK: the connection to replace, by ports */
+	uint32_t nfds;        /* FORK: descriptors attached, <= CMC_SNAP_MAXFDS */
+	int32_t to[CMC_SNAP_MAXFDS];
+};
+
 #endif

@@ -89,6 +89,16 @@ void pool_init(struct cmc_region_hdr *h, uint32_t shift)
 	set_used(h, m);
 }
 
+/* Units [free_lo, last] are being taken: free_lo moves to the next free
+ * unit above them (or units_hw). */
+static void take_lo(struct pool_meta *m, const uint8_t *t, uint32_t last)
+{
+	uint32_t u = last + 1;
+	while (u < m->units_hw && t[u] != POOL_U_FREE)
+		u++;
+	m->free_lo = u;
+}
+
 /* The lowest run of k free units; grows units_hw (and used) to cover it. */
 static uint32_t units_take(struct cmc_region_hdr *h, struct pool_meta *m, uint64_t k,
 			   uint64_t size, uint64_t align)
@@ -97,20 +107,30 @@ static uint32_t units_take(struct cmc_region_hdr *h, struct pool_meta *m, uint64
 		pool_fail(h, CMC_FAULT_TOO_LARGE, "request larger than the pool", size, align);
 	const uint8_t *t = table_of(h, m);
 	uint64_t run = 0, start = 0;
-	for (uint32_t u = 0; u < m->units_hw; u++) {
+	uint32_t u = m->free_lo;
+	if (k == 1 && u < m->units_hw) { /* the common case: no scan */
+		take_lo(m, t, u);
+		return u;
+	}
+	for (; u < m->units_hw; u++) {
 		if (t[u] != POOL_U_FREE) {
 			run = 0;
 			continue;
 		}
 		if (!run++)
 			start = u;
-		if (run == k)
+		if (run == k) {
+			if (start == m->free_lo)
+				take_lo(m, t, (uint32_t)(start + k - 1));
 			return (uint32_t)start;
+		}
 	}
 	/* Everything at and above units_hw is free (INV-2). */
 	start = m->units_hw - run;
 	if (start + k > m->n_units)
 		pool_fail(h, CMC_FAULT_HEAP_EXHAUSTED, "heap exhausted", size, align);
+	if (start == m->free_lo)
+		m->free_lo = (uint32_t)(start + k);
 	m->units_hw = (uint32_t)(start + k);
 	set_used(h, m);
 	return (uint32_t)start;
@@ -122,6 +142,8 @@ static void units_trim(struct cmc_region_hdr *h, struct pool_meta *m)
 	const uint8_t *t = table_of(h, m);
 	while (m->units_hw && t[m->units_hw - 1] == POOL_U_FREE)
 		m->units_hw--;
+	if (m->free_lo > m->units_hw)
+		m->free_lo = m->units_hw;
 	set_used(h, m);
 }
 
@@ -135,14 +157,10 @@ static uint32_t next_with_space(struct cmc_region_hdr *h, struct pool_meta *m, u
 				uint32_t from)
 {
 	const uint8_t *t = table_of(h, m);
-	for (uint32_t u = from; u < m->units_hw; u++) {
-		if (t[u] != POOL_U_CLASS)
-			continue;
-		struct pool_chunk *ch = chunk_at(h, m, u);
-		if (ch->cls == c && ch->live < ch->n_slots)
-			return u;
-	}
-	return POOL_HINT_NONE;
+	if (from >= m->units_hw)
+		return POOL_HINT_NONE;
+	const uint8_t *f = memchr(t + from, (int)POOL_U_CLASS_SPACE(c), m->units_hw - from);
+	return f ? (uint32_t)(f - t) : POOL_HINT_NONE;
 }
 
 static uint32_t class_for(const struct pool_meta *m, uint64_t need)
@@ -177,7 +195,7 @@ static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t s
 		ch->claim = POOL_CLAIM_OWNED;
 		ch->live = 0;
 		seal(ch);
-		table_of(h, m)[u] = POOL_U_CLASS;
+		table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_SPACE(c);
 		m->hint[c] = u;
 	} else {
 		ch = chunk_at(h, m, u);
@@ -192,8 +210,10 @@ static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t s
 		}
 	}
 	sizes_of(ch)[i] = (uint16_t)(size + 1);
-	if (++ch->live == ch->n_slots)
+	if (++ch->live == ch->n_slots) {
+		table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_FULL(c);
 		m->hint[c] = next_with_space(h, m, c, u + 1);
+	}
 	return (uint8_t *)ch + ch->payload_off + (uint64_t)i * ch->slot_size;
 }
 
@@ -267,7 +287,7 @@ static int locate(struct cmc_region_hdr *h, struct pool_meta *m, const void *p, 
 	const uint8_t *t = table_of(h, m);
 	uint32_t u = (uint32_t)((off - m->units_off) >> m->unit_shift), head;
 	uint8_t e = t[u];
-	if (e == POOL_U_CLASS || e == POOL_U_HUGE_HEAD) {
+	if (POOL_U_IS_CLASS(e) || e == POOL_U_HUGE_HEAD) {
 		head = u;
 	} else if (e > POOL_U_DEDICATED && e < POOL_U_HUGE_TAIL) {
 		if ((uint32_t)(e & 0x7f) - 1 > u)
@@ -296,6 +316,7 @@ static int locate(struct cmc_region_hdr *h, struct pool_meta *m, const void *p, 
 		return W_BAD;
 	uint64_t i = (off - start) / ch->slot_size;
 	if (i >= ch->n_slots || ch->bitmap_off < sizeof *ch ||
+	    ch->bitmap_off + (ch->n_slots + 63ULL) / 64 * 8 > (1ULL << m->unit_shift) ||
 	    ch->sizes_off + 2ULL * ch->n_slots > (1ULL << m->unit_shift))
 		return W_BAD;
 	w->slot = (uint32_t)i;
@@ -326,6 +347,8 @@ static void release(struct cmc_region_hdr *h, struct pool_meta *m, uint32_t head
 	 * exactly like a never-used one. */
 	memset(ch, POOL_POISON, meta_len);
 	memset(t + head, POOL_U_FREE, k);
+	if (head < m->free_lo)
+		m->free_lo = head;
 	units_trim(h, m);
 }
 
@@ -334,8 +357,9 @@ static void free_located(struct cmc_region_hdr *h, struct pool_meta *m, struct w
 	struct pool_chunk *ch = w->ch;
 	uint8_t *payload = (uint8_t *)ch + ch->payload_off;
 	if (ch->kind != POOL_K_CLASS) {
-		/* Bounded by the chunk even if the target overwrote req. */
-		uint64_t room = ((uint64_t)ch->units << m->unit_shift) - ch->payload_off;
+		/* Bounded by the window even if the target overwrote req or
+		 * units: locate() put the payload inside it. */
+		uint64_t room = h->used - (uint64_t)(payload - REG(h));
 		uint64_t n = ch->req < room ? ch->req : room;
 		h->live_bytes -= ch->req;
 		memset(payload, POOL_POISON, n);
@@ -349,6 +373,7 @@ static void free_located(struct cmc_region_hdr *h, struct pool_meta *m, struct w
 	memset(payload + (uint64_t)i * ch->slot_size, POOL_POISON, n);
 	sz[i] = 0;
 	bitmap_of(ch)[i / 64] &= ~(1ULL << (i % 64));
+	table_of(h, m)[w->head] = (uint8_t)POOL_U_CLASS_SPACE(c);
 #ifdef POOL_PLANT_KEEP_BIT
 	/* The self-check model's planted bug: the bit stays set. */
 	bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
@@ -393,6 +418,12 @@ void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size)
 		old = ch->req;
 		room = ((uint64_t)ch->units << m->unit_shift) - ch->payload_off;
 	}
+	/* Bounded by the window whatever the target wrote over the metadata. */
+	uint64_t lim = h->used - (uint64_t)((uint8_t *)p - REG(h));
+	if (room > lim)
+		room = lim;
+	if (old > room)
+		old = room;
 	if (size < room) {
 		/* Fits with its redzone: stay in place; a shrink poisons the
 		 * bytes it gives up so the redzone check (INV-13) sees them. */

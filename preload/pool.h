@@ -65,13 +65,20 @@
 
 /* Unit table entries (one byte per unit). */
 #define POOL_U_FREE 0x00u      /* free unit: every byte is poison (INV-7) */
-/* 0x01: a class chunk's (single) unit: back offset 0, stored as 1. */
-#define POOL_U_CLASS 0x01u
+/* A class chunk's (single) unit names its class and whether it has a free
+ * slot, so finding the next chunk with room is a byte search of the table:
+ * 0x01 + c  class-c chunk with a free slot; 0x41 + c  class-c chunk, full. */
+#define POOL_U_CLASS_SPACE(c) (0x01u + (c))
+#define POOL_U_CLASS_FULL(c) (0x41u + (c))
+#define POOL_U_IS_CLASS(e) (((e) >= 0x01u && (e) <= 0x30u) || ((e) >= 0x41u && (e) <= 0x70u))
+#define POOL_U_CLASS_OF(e) (((e) & 0x3fu) - 1u)
+#define POOL_U_HAS_SPACE(e) ((e) <= 0x30u)
 #define POOL_U_DEDICATED 0x80u /* | (back offset + 1): unit of a dedicated chunk */
 #define POOL_DEDICATED_MAX_UNITS 126u /* back offsets 0..125 fit 0x81..0xfe */
 #define POOL_U_HUGE_TAIL 0xfeu /* a huge chunk's unit after its head */
 #define POOL_U_HUGE_HEAD 0xffu /* a huge chunk's first unit */
-/* 0x02..0x7f and 0xfe outside a huge span are invalid (INV-9, INV-10). */
+/* 0x31..0x40, 0x71..0x80, and 0xfe outside a huge span are invalid
+ * (INV-9, INV-10). */
 
 /* Chunk kinds (struct pool_chunk.kind). */
 enum { POOL_K_CLASS = 1, POOL_K_DEDICATED = 2, POOL_K_HUGE = 3 };
@@ -86,7 +93,8 @@ enum { POOL_K_CLASS = 1, POOL_K_DEDICATED = 2, POOL_K_HUGE = 3 };
  *          (pool_inv_meta)
  *   INV-2  units_hw <= n_units; table[u] == POOL_U_FREE for u >= units_hw;
  *          table[units_hw - 1] != POOL_U_FREE when units_hw > 0;
- *          hdr.used == units_off + units_hw * unit. (pool_inv_window)
+ *          hdr.used == units_off + units_hw * unit; free_lo is the
+ *          lowest free unit, or units_hw. (pool_inv_window)
  *   INV-14 hint[c] is the lowest unit holding a class-c chunk with a free
  *          slot, or POOL_HINT_NONE. (pool_inv_hint)
  *   INV-15 n_double_free == 0; INV-16 n_bad_free == 0 (and the header's
@@ -103,7 +111,7 @@ struct pool_meta {
 	uint32_t units_hw;      /* one past the highest unit in use */
 	uint32_t n_double_free; /* free of a slot whose bit was clear */
 	uint32_t n_bad_free;    /* free/realloc of a region pointer that names no block */
-	uint32_t reserved0;
+	uint32_t free_lo;       /* lowest free unit (units_hw when none below it) */
 	uint64_t first_misuse;  /* region offset of the first misused pointer */
 	uint32_t hint[POOL_CLASSES_MAX];
 };
@@ -151,6 +159,7 @@ struct pool_chunk {
 	uint64_t reserved1;
 };
 
+_Static_assert(POOL_CLASSES_MAX <= 0x30, "class entries fit the table encoding");
 _Static_assert(sizeof(struct pool_chunk) == 64, "chunk header is 64 bytes");
 _Static_assert(POOL_META_OFF >= sizeof(struct cmc_region_hdr), "meta after the region header");
 

@@ -160,12 +160,12 @@ static uint64_t uoff(const struct layout *L, uint64_t u)
 
 static int is_head(uint8_t e)
 {
-	return e == POOL_U_CLASS || e == (POOL_U_DEDICATED | 1) || e == POOL_U_HUGE_HEAD;
+	return POOL_U_IS_CLASS(e) || e == (POOL_U_DEDICATED | 1) || e == POOL_U_HUGE_HEAD;
 }
 
 static int want_kind(uint8_t e)
 {
-	return e == POOL_U_CLASS ? POOL_K_CLASS : e == POOL_U_HUGE_HEAD ? POOL_K_HUGE : POOL_K_DEDICATED;
+	return POOL_U_IS_CLASS(e) ? POOL_K_CLASS : e == POOL_U_HUGE_HEAD ? POOL_K_HUGE : POOL_K_DEDICATED;
 }
 
 /* The header of the chunk whose head is unit u, if readable with the right
@@ -254,6 +254,11 @@ static int inv_window(const struct pool_view *v, struct pool_msg *msg)
 		return fail_at(msg, L.hw - 1, -1, "top unit below units_hw is free (not trimmed)");
 	if (v->hdr.used != uoff(&L, L.hw))
 		return fail(msg, "used is not units_off + units_hw * unit");
+	uint32_t lo = 0;
+	while (lo < L.hw && L.table[lo] != POOL_U_FREE)
+		lo++;
+	if (L.m.free_lo != lo)
+		return fail(msg, "free_lo is not the lowest free unit");
 	return 1;
 }
 
@@ -268,7 +273,7 @@ static int inv_hint(const struct pool_view *v, struct pool_msg *msg)
 		want[c] = POOL_HINT_NONE;
 	for (uint32_t u = L.hw; u-- > 0;) {
 		struct pool_chunk c;
-		if (L.table[u] == POOL_U_CLASS && chunk(v, &L, u, &c) && class_ok(&L, &c) &&
+		if (POOL_U_IS_CLASS(L.table[u]) && chunk(v, &L, u, &c) && class_ok(&L, &c) &&
 		    c.live < c.n_slots)
 			want[c.cls] = u;
 	}
@@ -402,7 +407,7 @@ static int inv_bitmap_live(const struct pool_view *v, struct pool_msg *msg)
 		return -1;
 	for (uint32_t u = 0; u < L.hw; u++) {
 		struct pool_chunk c;
-		if (L.table[u] != POOL_U_CLASS || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
+		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
 			continue;
 		uint32_t words = (c.n_slots + 63) / 64, n = 0;
 		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, words * 8ULL);
@@ -436,7 +441,7 @@ static int inv_released(const struct pool_view *v, struct pool_msg *msg)
 				return fail_at(msg, u, -1, "free unit outside the window");
 			if (!all_poison(p, L.unit, &bad))
 				return fail_at(msg, u, -1, "released unit is not all poison (stale or written)");
-		} else if (L.table[u] == POOL_U_CLASS && chunk(v, &L, u, &c) && c.live == 0) {
+		} else if (POOL_U_IS_CLASS(L.table[u]) && chunk(v, &L, u, &c) && c.live == 0) {
 			return fail_at(msg, u, -1, "class chunk with no live slot was not released");
 		}
 	}
@@ -452,7 +457,7 @@ static int inv_slot_once(const struct pool_view *v, struct pool_msg *msg)
 		return -1;
 	for (uint32_t u = 0; u < L.hw; u++) {
 		struct pool_chunk c;
-		if (L.table[u] != POOL_U_CLASS || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
+		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
 			continue;
 		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
 		const uint8_t *sz = at(v, uoff(&L, u) + c.sizes_off, 2ULL * c.n_slots);
@@ -478,7 +483,7 @@ static int inv_poison(const struct pool_view *v, struct pool_msg *msg)
 		return -1;
 	for (uint32_t u = 0; u < L.hw; u++) {
 		struct pool_chunk c;
-		if (L.table[u] != POOL_U_CLASS || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
+		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
 			continue;
 		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
 		const uint8_t *sl = at(v, uoff(&L, u) + c.payload_off, (uint64_t)c.n_slots * c.slot_size);
@@ -545,7 +550,7 @@ static int inv_redzone(const struct pool_view *v, struct pool_msg *msg)
 static int64_t head_of(const struct layout *L, uint32_t u)
 {
 	uint8_t e = L->table[u];
-	if (e == POOL_U_CLASS || e == POOL_U_HUGE_HEAD)
+	if (POOL_U_IS_CLASS(e) || e == POOL_U_HUGE_HEAD)
 		return u;
 	if (e > POOL_U_DEDICATED && e < POOL_U_HUGE_TAIL)
 		return (uint32_t)(e & 0x7f) - 1 <= u ? (int64_t)u - ((e & 0x7f) - 1) : -1;
@@ -589,7 +594,7 @@ static int inv_dedicated(const struct pool_view *v, struct pool_msg *msg)
 		uint8_t e = L.table[u];
 		if (e == POOL_U_FREE)
 			continue;
-		if ((e > POOL_U_CLASS && e <= POOL_U_DEDICATED))
+		if (!POOL_U_IS_CLASS(e) && e <= POOL_U_DEDICATED)
 			return fail_at(msg, u, -1, "unit table entry of no kind");
 		if (e == POOL_U_HUGE_TAIL && (!u || (L.table[u - 1] != POOL_U_HUGE_HEAD &&
 						    L.table[u - 1] != POOL_U_HUGE_TAIL)))
@@ -598,10 +603,13 @@ static int inv_dedicated(const struct pool_view *v, struct pool_msg *msg)
 		struct pool_chunk c;
 		if (h < 0 || !get(v, uoff(&L, (uint64_t)h), sizeof c, &c) || c.magic != POOL_CHUNK_MAGIC)
 			continue; /* INV-9 */
-		int want = e == POOL_U_CLASS ? POOL_K_CLASS
+		int want = POOL_U_IS_CLASS(e) ? POOL_K_CLASS
 			 : (e == POOL_U_HUGE_HEAD || e == POOL_U_HUGE_TAIL) ? POOL_K_HUGE : POOL_K_DEDICATED;
 		if (c.kind != want)
 			return fail_at(msg, u, -1, "table says dedicated/class/huge, the header disagrees");
+		if (want == POOL_K_CLASS && (c.cls != POOL_U_CLASS_OF(e) ||
+					    (c.live < c.n_slots) != POOL_U_HAS_SPACE(e)))
+			return fail_at(msg, u, -1, "table's class or has-room mark differs from the header");
 	}
 	return 1;
 }

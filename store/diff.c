@@ -86,6 +86,20 @@ static void first_parting(store *st, const store_graph *a, const store_graph *b,
 		qa[tail] = i;
 		qb[tail++] = j;
 	}
+	/* and an initial state of B that A lacks */
+	store_fpmap *a_init = store_fpmap_new();
+	for (uint32_t i = 0; i < a->n; i++)
+		if (a->initial[i])
+			store_fpmap_put(a_init, a->canon[i], i);
+	uint32_t lone = ENG_NO_STATE;
+	for (uint32_t j = 0; j < b->n && lone == ENG_NO_STATE; j++)
+		if (b->initial[j] && store_fpmap_get(a_init, b->canon[j]) == ENG_NO_STATE)
+			lone = j;
+	store_fpmap_free(a_init);
+	if (lone != ENG_NO_STATE) {
+		part_at(st, d, ENG_NO_STATE, ENG_NO_STATE, ENG_NO_STATE, lone, 0);
+		goto out;
+	}
 	while (head < tail) {
 		uint32_t x = qa[head], y = qb[head++];
 		for (uint64_t e = a->off[x]; e < a->off[x + 1]; e++) {

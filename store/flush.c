@@ -44,11 +44,12 @@ static void job_fail(store *st, const char *what)
 static bool step(store *st, enum store_q q, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
-	store_q_done(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		job_fail(st, what);
+		job_fail(st, what); /* before the reset, which may clear errno */
+		store_q_done(s);
 		return false;
 	}
+	store_q_done(s);
 	(void)q;
 	return true;
 }

@@ -17,7 +17,8 @@
 #include "internal.h"
 #include "util.h"
 
-/* Field 22 of /proc/PID/stat: start time in clock ticks since boot. */
+/* Field 22 of /proc/PID/stat: start time in clock ticks since boot; -1
+ * when the process is gone or a zombie (killed, not yet reaped). */
 static int64_t proc_start(int64_t pid)
 {
 	char path[64], buf[1024];
@@ -29,7 +30,7 @@ static int64_t proc_start(int64_t pid)
 	fclose(f);
 	buf[n] = 0;
 	char *p = strrchr(buf, ')'); /* the command name may hold spaces */
-	if (!p)
+	if (!p || !p[1] || p[2] == 'Z' || p[2] == 'X')
 		return -1;
 	long long v = -1;
 	/* after ") " come fields 3..; start time is field 22 */

@@ -392,7 +392,7 @@ static void state_from_rec(store *st, int64_t run, uint32_t id, const struct sto
 	o->obs_flags = r->obs_flags;
 	o->exit_status = r->exit_status;
 	o->term_signal = r->term_signal;
-	if (r->fault) {
+	if (r->fault && r->fault_len) {
 		o->fault = eng_xmalloc(r->fault_len + 1);
 		memcpy(o->fault, r->fault, r->fault_len);
 		o->fault[r->fault_len] = 0;
@@ -495,11 +495,13 @@ int store_states_page(store *st, int64_t run, store_order order, uint32_t depth,
 	*out = eng_xcalloc(limit, sizeof **out);
 	uint32_t lo = after == ENG_NO_STATE ? 0 : after + 1, hi = ENG_NO_STATE;
 	if (order == STORE_BY_DEPTH) {
-		store_run info;
-		if (store_run_get(st, run, &info) != 0)
+		sqlite3_stmt *s = store_q(st, Q_RUN_ORDER);
+		if (!s)
 			return -1;
-		bool bfs = !info.order || strcmp(info.order, "dfs") != 0;
-		store_run_clear(&info);
+		sqlite3_bind_int64(s, 1, run);
+		bool bfs = sqlite3_step(s) != SQLITE_ROW ||
+			   strcmp((const char *)sqlite3_column_text(s, 0), "dfs") != 0;
+		store_q_done(s);
 		if (!bfs) {
 			/* depth-first ids do not group by level: scan */
 			struct page_scan p = {st, run, depth, after, limit, *out, n};

@@ -5,8 +5,12 @@
  * assembled from strings; every value, target bytes included, is bound.
  * Also the small column/bind helpers the other files share.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "internal.h"
 #include "util.h"
@@ -60,6 +64,7 @@ static const char *const sql[Q__COUNT] = {
 			   " VALUES(?1, ?2, ?3, ?4)",
 	[Q_RUNS_ALL] = "SELECT " RUN_COLS " ORDER BY id",
 	[Q_RUN_GET] = "SELECT " RUN_COLS " WHERE id = ?1",
+	[Q_RUN_ORDER] = "SELECT search_order FROM runs WHERE id = ?1",
 	[Q_RUN_LATEST] = "SELECT max(id) FROM runs",
 	[Q_RUN_SOURCE] = "SELECT source_text FROM runs WHERE id = ?1",
 	[Q_RUN_COUNTS] = "SELECT (SELECT coalesce(sum(count), 0) FROM state_blocks WHERE run = ?1),"
@@ -104,12 +109,45 @@ void store_q_done(sqlite3_stmt *s)
 	}
 }
 
+/* SQLite reports a write that found no room as a plain I/O error (the
+ * errno is often gone by then): look at the file system and the file size
+ * limit to say which it was. */
+static const char *io_cause(const char *path)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = 0;
+	else
+		snprintf(dir, sizeof dir, ".");
+	struct statvfs vfs;
+	if (statvfs(dir, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < (1u << 20))
+		return "disk full";
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		char wal[4200];
+		struct stat sb;
+		snprintf(wal, sizeof wal, "%s-wal", path);
+		if ((stat(path, &sb) == 0 && (uint64_t)sb.st_size + (1u << 17) >= rl.rlim_cur) ||
+		    (stat(wal, &sb) == 0 && (uint64_t)sb.st_size + (1u << 17) >= rl.rlim_cur))
+			return "file size limit reached (ulimit -f)";
+	}
+	return NULL;
+}
+
 int store_fail(store *st, const char *what)
 {
-	int code = sqlite3_errcode(st->db);
-	const char *why = code == SQLITE_FULL ? "disk full"
-			  : code == SQLITE_READONLY ? "read-only (no write access)"
-						    : sqlite3_errmsg(st->db);
+	int code = sqlite3_errcode(st->db), sys = sqlite3_system_errno(st->db);
+	const char *why = sqlite3_errmsg(st->db);
+	if (code == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT)
+		why = "disk full";
+	else if (sys == EFBIG)
+		why = "file size limit reached";
+	else if (code == SQLITE_IOERR && io_cause(st->path))
+		why = io_cause(st->path);
+	else if (code == SQLITE_READONLY)
+		why = "read-only (no write access)";
 	snprintf(st->err, sizeof st->err, "%s: %s: %s", st->path, what, why);
 	return -1;
 }
@@ -120,8 +158,9 @@ int store_exec_q(store *st, enum store_q q)
 	if (!s)
 		return -1;
 	int rc = sqlite3_step(s);
+	int ret = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_fail(st, sql[q]);
 	store_q_done(s);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_fail(st, sql[q]);
+	return ret;
 }
 
 void store_stmts_finalize(store *st)

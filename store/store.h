@@ -72,15 +72,19 @@ void store_listener(store *st, eng_search *stop, eng_listener *out);
 bool store_failed(const store *st);
 /* status: "complete", "interrupted", "violation" or "error".  Commits. */
 int store_run_end(store *st, const char *status, const eng_stats *final);
+/* Make everything the listener was handed so far readable (other handles
+ * included): ends the current expansion's record, commits, waits for the
+ * writer.  Only between expansions, on the thread driving the search. */
+int store_sync(store *st);
 
 /* ---- resume ------------------------------------------------------------- */
 
 /*
  * What a resumed BFS needs: the states stored so far (ids 0..n-1, dense) and
- * the first id not yet fully expanded; states from there on are the
- * frontier.  Transitions of partially expanded states are deleted by
- * store_resume_prepare() so re-expanding them does not duplicate rows.
- * A resumed run writes into the same run id.
+ * the first id not yet expanded; states from there on are the frontier.
+ * The writer commits only between expansions, so no stored state at or
+ * past the frontier has transitions stored.  A resumed run writes into the
+ * same run id.
  */
 typedef struct store_resume {
 	int64_t run;
@@ -127,7 +131,8 @@ typedef struct store_run {
 	uint64_t stored_states, stored_transitions; /* rows in the database */
 } store_run;
 
-/* Every run, oldest first. */
+/* Every run, oldest first (stored_states/_transitions as of the last
+ * commit; store_run_get() counts them exactly). */
 int store_runs(store *st, store_run **out, size_t *n);
 void store_runs_free(store_run *r, size_t n);
 /* 0 when the store holds no run. */
@@ -264,7 +269,9 @@ typedef struct store_diff {
 	/* The first transition (in A's BFS order) where the graphs part: from
 	 * the state pair (from_a, from_b), which share a canonical identity,
 	 * `label` leads to different canonical states (to_a / to_b; ENG_NO_STATE
-	 * when that run has no such step).  found false: no parting. */
+	 * when that run has no such step; from_a = ENG_NO_STATE: an initial
+	 * state of one run is not one of the other's).  parted false: the
+	 * graphs do not part. */
 	bool parted;
 	uint32_t from_a, from_b, to_a, to_b;
 	char *label;

@@ -46,11 +46,12 @@ static void writer_fail(store *st, const char *what)
 static bool step_done(store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
-	store_q_done(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		writer_fail(st, what);
+		writer_fail(st, what); /* before the reset, which may clear errno */
+		store_q_done(s);
 		return false;
 	}
+	store_q_done(s);
 	return true;
 }
 
@@ -365,7 +366,7 @@ static void on_state(void *ctx, const eng_state_info *si)
 			r.alloc_checked = o->alloc_checked;
 			r.alloc_failed = o->alloc_failed;
 		}
-		if (o->fault) {
+		if (o->fault && *o->fault) {
 			r.fault = o->fault;
 			r.fault_len = strnlen(o->fault, 4096);
 		}
@@ -717,4 +718,15 @@ out:
 	if (was_failed)
 		memcpy(st->err, saved, sizeof saved);
 	return -1;
+}
+
+/* (added by h6 for the workbench; see store.h) */
+int store_sync(store *st)
+{
+	if (!st->run || failed(st))
+		return failed(st) ? -1 : 0;
+	finish_expansion(st);
+	commit_batch(st);
+	store_flush_wait(st);
+	return failed(st) ? -1 : 0;
 }

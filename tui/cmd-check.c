@@ -16,7 +16,7 @@
 extern const struct tui_cmd tui_cmd_check;
 
 enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
-       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS };
+       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS, O_EXEC };
 
 static const struct option check_longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
@@ -35,6 +35,7 @@ static const struct option check_longopts[] = {
 	{"jobs", required_argument, NULL, O_JOBS},
 	{"no-store", no_argument, NULL, O_NOSTORE},
 	{"resume", required_argument, NULL, O_RESUME},
+	{"exec", required_argument, NULL, O_EXEC},
 	{0, 0, 0, 0},
 };
 
@@ -98,6 +99,9 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			break;
 		case O_TIMEOUT:
 			if (add_override(a, "timeout", optarg)) return TUI_EXIT_USAGE;
+			break;
+		case O_EXEC:
+			if (add_override(a, "exec", optarg)) return TUI_EXIT_USAGE;
 			break;
 		case O_DB: a->db = optarg; break;
 		case O_JOBS:
@@ -230,6 +234,7 @@ const struct tui_cmd tui_cmd_check = {
 		"  --hash raw|canonical|both   process mode: what identifies a state\n"
 		"  --merge raw|canonical       process mode: which fingerprint merges states\n"
 		"  --timeout MS        process mode: per-operation timeout\n"
+		"  --exec fork|replay  process mode: fork snapshots (default) or stateless replay\n"
 		"  --set KEY=VALUE     process mode: override any scenario setting\n"
 		"  --db FILE           store the run in FILE (default ./cmc.db)\n"
 		"  --no-store          do not store the run\n"

@@ -119,10 +119,14 @@ static int diff_exec(int argc, char **argv)
 			side(st, b, &d.only_b, false);
 			if (!d.parted) {
 				puts("the two graphs do not part: same canonical states, same steps");
-			} else if (d.from_a == ENG_NO_STATE) {
+			} else if (d.from_a == ENG_NO_STATE && d.to_a != ENG_NO_STATE) {
 				printf("the graphs part at the start: run %lld's initial ", (long long)a);
 				id_or_none(d.to_a, false);
 				printf(" is not an initial state of run %lld\n", (long long)b);
+			} else if (d.from_a == ENG_NO_STATE) {
+				printf("the graphs part at the start: run %lld's initial ", (long long)b);
+				id_or_none(d.to_b, false);
+				printf(" is not an initial state of run %lld\n", (long long)a);
 			} else {
 				printf("the graphs first part at: from run %lld ", (long long)a);
 				id_or_none(d.from_a, false);

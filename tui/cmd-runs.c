@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "storeargs.h"
@@ -41,13 +42,15 @@ static void run_json(FILE *out, const store_run *r)
 		", \"order\": \"%s\", \"started\": \"%s\", \"ended\": %s%s%s, \"distinct\": %llu,"
 		" \"generated\": %llu, \"transitions\": %llu, \"depth\": %u, \"violations\": %llu,"
 		" \"raw_distinct\": %llu, \"canon_distinct\": %llu, \"elapsed_s\": %.3f,"
-		" \"complete\": %s, \"bounded\": %s, \"resumed_from\": ",
+		" \"complete\": %s, \"bounded\": %s, \"stored_states\": %llu,"
+		" \"stored_transitions\": %llu, \"resumed_from\": ",
 		r->order ? r->order : "bfs", t0, r->ended > 0 ? "\"" : "",
 		r->ended > 0 ? t1 : "null", r->ended > 0 ? "\"" : "",
 		(unsigned long long)r->distinct, (unsigned long long)r->generated,
 		(unsigned long long)r->transitions, r->depth, (unsigned long long)r->violations,
 		(unsigned long long)r->raw_distinct, (unsigned long long)r->canon_distinct,
-		r->elapsed_s, r->complete ? "true" : "false", r->bounded ? "true" : "false");
+		r->elapsed_s, r->complete ? "true" : "false", r->bounded ? "true" : "false",
+		(unsigned long long)r->stored_states, (unsigned long long)r->stored_transitions);
 	if (r->resumed_from)
 		fprintf(out, "%lld}", (long long)r->resumed_from);
 	else
@@ -105,12 +108,21 @@ static int runs_exec(int argc, char **argv)
 			when(r[i].started, t0);
 			printf("%-5lld %-12s %-8s ", (long long)r[i].id, r[i].status,
 			       r[i].kind ? r[i].kind : "-");
-			size_t nl = 0;
-			while (r[i].name && r[i].name[nl])
-				nl++;
-			tui_escape(stdout, r[i].name ? r[i].name : "", nl, 20);
+			/* a long name (a scenario path) keeps its end */
+			const char *name = r[i].name ? r[i].name : "";
+			size_t nl = strlen(name);
+			if (nl > 20) {
+				fputs("...", stdout);
+				name += nl - 17;
+				nl = 20;
+				tui_escape(stdout, name, 17, 17);
+			} else {
+				tui_escape(stdout, name, nl, 20);
+			}
 			printf("%*s %10llu %12llu %6u %5llu  %s%s\n", nl < 20 ? (int)(20 - nl) : 0, "",
-			       (unsigned long long)r[i].distinct,
+			       /* an unfinished run: what it stored so far */
+			       (unsigned long long)(r[i].distinct ? r[i].distinct
+								  : r[i].stored_states),
 			       (unsigned long long)r[i].transitions, r[i].depth,
 			       (unsigned long long)r[i].violations, t0,
 			       r[i].resumed_from ? " (resumed)" : "");

@@ -11,6 +11,9 @@
 extern const struct tui_cmd tui_cmd_check, tui_cmd_simulate, tui_cmd_replay, tui_cmd_models,
 	tui_cmd_help;
 extern const struct tui_cmd tui_cmd_runs, tui_cmd_show, tui_cmd_trace, tui_cmd_compare, tui_cmd_diff;
+extern const struct tui_cmd tui_cmd_graph, tui_cmd_heap;
+extern const struct tui_cmd tui_cmd_invariants;
+extern const struct tui_cmd tui_cmd_tui;
 
 const struct tui_cmd *const tui_cmd_table[] = {
 	&tui_cmd_check,
@@ -22,6 +25,10 @@ const struct tui_cmd *const tui_cmd_table[] = {
 	&tui_cmd_trace,
 	&tui_cmd_compare,
 	&tui_cmd_diff,
+	&tui_cmd_graph,
+	&tui_cmd_heap,
+	&tui_cmd_invariants,
+	&tui_cmd_tui,
 	&tui_cmd_help,
 	NULL,
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "proc.h"
 #include "util.h"
 
 struct viol {
@@ -141,6 +142,15 @@ static void print_trace(tui_report *r, const struct viol *v, FILE *out)
 	}
 }
 
+/* What the frontend wants said about how it ran (process mode: which
+ * fingerprint merged states, and why), or NULL. */
+static const char *frontend_note(const tui_report *r)
+{
+	if (!r->fe || strcmp(r->fe->ops->kind, "process") != 0)
+		return NULL;
+	return proc_info(r->fe);
+}
+
 static void print_json(tui_report *r, const eng_stats *st, const char *what, const char *error,
 		       FILE *out)
 {
@@ -167,6 +177,11 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 		st->stopped ? "true" : "false", st->out_of_memory ? "true" : "false");
 	fprintf(out, ", \"error\": ");
 	tui_json_str(out, error);
+	const char *note = frontend_note(r);
+	if (note) {
+		fprintf(out, ", \"note\": ");
+		tui_json_str(out, note);
+	}
 	fprintf(out, ", \"violations\": [");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct viol *v = &r->v[i];
@@ -213,6 +228,9 @@ void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool
 	}
 	if (error)
 		fprintf(out, "error: %s\n", error);
+	const char *note = frontend_note(r);
+	if (note)
+		fprintf(out, "%s\n", note);
 	fprintf(out, "%llu distinct states, %llu generated, depth %u",
 		(unsigned long long)st->distinct, (unsigned long long)st->generated, st->depth);
 	if (st->raw_distinct || st->canon_distinct)

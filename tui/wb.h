@@ -6,10 +6,10 @@
  * never blocks on the engine.  The worker thread owns the search and the
  * frontend while a job runs (the engine is not thread-safe); it hands
  * results and progress back through the fields marked "mu", under wb.mu.
- * The store handle is shared: every store_* call, from either thread, is
- * made holding wb.mu (the worker's store listener is wrapped to take it),
- * so the UI reads on the writer's own connection and sees states stepped by
- * hand at once, before the writer's batch commits.
+ * Two store handles: the writer (wst, live sessions only) belongs to the
+ * worker; the UI reads through its own read-only handle (st), and the
+ * worker syncs the writer after every job (store_sync) so states stepped by
+ * hand show at once; during a search they show as the writer commits.
  *
  * Files: wb-app.c (session open/close, state shared by views), wb-worker.c
  * (jobs), wb-keys.c (the one key table and its actions), wb-loop.c (the
@@ -96,6 +96,7 @@ enum wb_job {
 	WB_J_REPLAY,    /* replay the first job_steps steps of replay_trace */
 	WB_J_DESCRIBE,  /* print job_state through the frontend (models) */
 	WB_J_SIMULATE,  /* random walks from the initial states */
+	WB_J_FIND,      /* the first state whose fingerprint starts with job_label */
 };
 
 /* One step of a counterexample replay as re-executed. */
@@ -115,6 +116,8 @@ struct wb {
 	char *db_path;
 	eng_opts opts;
 	bool color;
+	const char *ov_key[16], *ov_val[16]; /* process-mode overrides (--hash, --set) */
+	int nov;
 	char **actions;            /* live: the frontend's operation names */
 	unsigned n_actions;
 
@@ -123,8 +126,9 @@ struct wb {
 	pthread_cond_t cv;
 	pthread_t worker;
 	bool worker_started;
-	store *st;                 /* every call under mu */
-	eng_listener store_l;      /* the store writer, wrapped by the worker */
+	store *st;                 /* read-only handle: UI thread (under mu) */
+	store *wst;                /* the writer (live): worker thread only */
+	eng_listener store_l;      /* wst's listener, wrapped by the worker */
 	eng_search *search;        /* live only; the engine under the worker */
 	eng_frontend *fe;          /* live: the search's; DB: opened for replay */
 	enum wb_job job;           /* requested or running (WB_J_NONE: idle) */
@@ -146,7 +150,6 @@ struct wb {
 	char done_msg[256];
 	char *describe;            /* WB_J_DESCRIBE result (owned) */
 	uint32_t describe_id;
-	uint64_t sim_walks, sim_violations;
 
 	/* ---- UI thread only ---- */
 	int64_t run;               /* the run shown */

@@ -10,6 +10,7 @@ extern const struct cmc_model cmc_model_diehard, cmc_model_diehard_solve;
 extern const struct cmc_model cmc_model_tcommit;
 extern const struct cmc_model cmc_model_twophase, cmc_model_twophase_bug;
 extern const struct cmc_model cmc_model_peterson;
+extern const struct cmc_model cmc_model_alloc, cmc_model_alloc_small, cmc_model_alloc_bug;
 extern const struct cmc_model cmc_model_philosophers;
 extern const struct cmc_model cmc_model_bench_counters, cmc_model_bench_counters_small;
 
@@ -23,5 +24,8 @@ const struct cmc_model *const cmc_builtin_models[] = {
 	&cmc_model_philosophers,
 	&cmc_model_bench_counters,
 	&cmc_model_bench_counters_small,
+	&cmc_model_alloc,
+	&cmc_model_alloc_small,
+	&cmc_model_alloc_bug,
 	NULL,
 };

@@ -8,7 +8,7 @@
  * validator, a healthy heap where it holds and a copy corrupted in its own
  * way where it fires.  Markers for `cmc invariants`:
  * @inv INV-1 INV-2 INV-3 INV-4 INV-5 INV-6 INV-7 INV-8 INV-9 INV-10 INV-11
- * @inv INV-12 INV-13 INV-14 INV-15 INV-16 INV-17 INV-18
+ * @inv INV-12 INV-13 INV-14 INV-15 INV-16 INV-17 INV-18 INV-22
  */
 #include <setjmp.h>
 #include <stdint.h>
@@ -137,9 +137,13 @@ static void c_kind_entry(struct cmc_region_hdr *h, void *x)
 {
 	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_HUGE_TAIL;
 }
+static void c_full_mark(struct cmc_region_hdr *h, void *x)
+{
+	table_of(h, M(h))[0] = POOL_U_CLASS_FULL(1); /* class 32, not full */
+}
 static void c_overlap(struct cmc_region_hdr *h, void *x)
 {
-	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_CLASS;
+	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_CLASS_SPACE(0);
 }
 static void c_write_freed(struct cmc_region_hdr *h, void *x)
 {
@@ -293,6 +297,7 @@ int main(void)
 	expect_fires("INV-8", h, c_size_of_free, NULL);
 	expect_fires("INV-9", h, c_backoff, &ded_u);
 	expect_fires("INV-10", h, c_kind_entry, &ded_u);
+	expect_fires("INV-10", h, c_full_mark, NULL);
 	expect_fires("INV-11", h, c_overlap, &ded_u);
 	expect_fires("INV-12", h, c_write_freed, NULL);
 	expect_fires("INV-13", h, c_overflow, &s20_off);

@@ -1,0 +1,673 @@
+/*
+ * proc_fork.c — the fork-snapshot executor (issue 8): the target is started
+ * once (the root snapshot); every successor is a child the quiescent
+ * origin forks on request (preload/snap.c, protocol in cmc_region.h section
+ * 5), which takes one operation on fresh channels made here: a new pipe for
+ * stdin, or a new loopback TCP connection (from this executor's own
+ * listener) put where the target's accepted connection was, and new pipes
+ * for stdout/stderr, the canonical fd and the control fd.  Siblings never
+ * share a stream.  A child that is still quiescent after its operation is
+ * kept as a snapshot of the state it reached: the state the search will
+ * most likely ask for next.
+ *
+ * The pool.  At most `limit` snapshots live besides the root (setting
+ * `snapshots`, default PROC_FORK_LIMIT_DEFAULT); a snapshot holds two fds in
+ * cmc (its input channel, which must stay open or the target would see EOF,
+ * and its snapshot socket) and only the pages it dirtied.  Usefulness:
+ *   - a state is expanded once: release() kills the origin (never the root);
+ *   - breadth-first search asks for states in the order they were created,
+ *     skipping duplicates, so when the snapshot of creation number i is
+ *     reached, every live snapshot created before it is stale (a duplicate
+ *     the engine did not admit, or one it will ask for much later under DFS);
+ *   - when the pool is full a stale snapshot is evicted, oldest first; with
+ *     none stale the new child is not kept (the newest is the one needed
+ *     last, so keeping the older ones is Belady's choice for BFS).
+ * A state with no snapshot is re-created by forking its nearest live
+ * ancestor (the root at worst) and replaying the rest of its trace.
+ *
+ * Fork snapshots are impossible for a target with threads (fork copies only
+ * the calling thread), without the preload, or when the snapshot server did
+ * not start (statically linked target): the executor then says why on
+ * stderr and delegates everything to the replay executor.
+ *
+ * Ownership: every process started here is a child of cmc (CLONE_PARENT in
+ * the preload), reaped by proc_target_kill(); destroy() kills them all.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cmc_region.h"
+#include "proc_target.h"
+#include "util.h"
+
+/* A live snapshot: the process and the state it holds.  Invariants: t->pid
+ * > 0 and the process is quiescent (blocked on its input); replies has n
+ * entries (the reply of each step of trace); canon is the last complete
+ * canonical record the process wrote over its whole history. */
+struct snap {
+	struct proc_target *t;
+	uint16_t *trace;
+	size_t n;
+	struct proc_buf *replies;
+	uint64_t seq;           /* creation order */
+	bool stale;
+};
+
+struct forkx {
+	struct proc_exec x;     /* first: the common part */
+	const struct proc_image *img;
+	struct proc_exec *fb;   /* the replay executor, once fork snapshots cannot work */
+	struct snap *root;      /* the initial state; NULL before the first reach */
+	struct snap **pool;     /* live snapshots besides root and a temporary origin */
+	size_t npool, limit;
+	struct snap *origin;    /* the reached state */
+	bool origin_temp;       /* origin is not in the pool: killed at release */
+	int lfd;                /* tcp: listener the new connections come from */
+	uint16_t lport;
+	int conn_no;            /* tcp: the target's connection fd number, -1 unknown */
+	uint64_t seq;
+	struct proc_obs scratch;
+};
+
+/* ---- processes --------------------------------------------------------- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Kill and reap; a tcp connection is reset, not closed, so no TIME_WAIT
+ * piles up over hundreds of thousands of transitions. */
+static void kill_target(struct proc_target *t)
+{
+	if (!t)
+		return;
+	if (t->transport == PROC_TCP && t->in_fd >= 0) {
+		struct linger lg = {1, 0};
+		setsockopt(t->in_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	}
+	proc_target_kill(t);
+}
+
+static void snap_free(struct snap *s)
+{
+	if (!s)
+		return;
+	kill_target(s->t);
+	for (size_t i = 0; i < s->n; i++)
+		proc_buf_free(&s->replies[i]);
+	free(s->replies);
+	free(s->trace);
+	free(s);
+}
+
+/* A snapshot keeps only what it needs to stay asleep and to fork: its
+ * input channel and its snapshot socket.  Output pipes can close (it never
+ * runs again except inside the signal handler, which does not write). */
+static void trim(struct proc_target *t)
+{
+	close_fd(&t->out_fd);
+	close_fd(&t->canon.fd);
+	close_fd(&t->ctl.fd);
+	close_fd(&t->mem_fd);
+	close_fd(&t->sys_fd);
+	close_fd(&t->stat_fd);
+	close_fd(&t->diag_fd);
+	proc_buf_free(&t->reply);
+	proc_buf_free(&t->canon.cur);
+	proc_buf_free(&t->ctl.cur);
+	proc_buf_free(&t->ctl.last);
+}
+
+static int open_proc(pid_t pid, const char *what)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static int make_pipe(int p[2])
+{
+	return pipe2(p, O_CLOEXEC);
+}
+
+static void set_nonblock(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+/* A fresh loopback connection: *mine is cmc's end, *theirs the accepted
+ * end for the target; ports as the quiescence check looks them up. */
+static int tcp_pair(struct forkx *f, int *mine, int *theirs, uint16_t *cport)
+{
+	if (f->lfd < 0) {
+		f->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t al = sizeof a;
+		if (f->lfd < 0 || bind(f->lfd, (struct sockaddr *)&a, sizeof a) < 0 || listen(f->lfd, 64) < 0 ||
+		    getsockname(f->lfd, (struct sockaddr *)&a, &al) < 0) {
+			close_fd(&f->lfd);
+			return -1;
+		}
+		f->lport = ntohs(a.sin_port);
+	}
+	int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(f->lport),
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (c < 0 || connect(c, (struct sockaddr *)&a, sizeof a) < 0) {
+		if (c >= 0)
+			close(c);
+		return -1;
+	}
+	int s;
+	while ((s = accept4(f->lfd, NULL, NULL, SOCK_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (s < 0) {
+		close(c);
+		return -1;
+	}
+	int one = 1;
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	socklen_t al = sizeof a;
+	getsockname(c, (struct sockaddr *)&a, &al);
+	*cport = ntohs(a.sin_port);
+	set_nonblock(c);
+	*mine = c;
+	*theirs = s;
+	return 0;
+}
+
+/* Wait for one message on the snapshot socket. */
+static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms)
+{
+	double deadline = eng_now() + timeout_ms / 1000.0;
+	for (;;) {
+		ssize_t r = recv(fd, m, sizeof *m, MSG_DONTWAIT);
+		if (r == (ssize_t)sizeof *m && m->magic == CMC_SNAP_MAGIC)
+			return 0;
+		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
+			return -1; /* malformed, or the snapshot is gone */
+		if (proc_interrupted)
+			return -1;
+		double left = deadline - eng_now();
+		if (left <= 0)
+			return -1;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		poll(&p, 1, left > 0.05 ? 50 : (int)(left * 1000) + 1);
+	}
+}
+
+/*
+ * Ask snapshot s to fork; the child, a fresh proc_target on fresh
+ * channels, carries s's history (canonical record, load base).  NULL with
+ * f->x.err on failure.
+ */
+static struct proc_target *fork_child(struct forkx *f, struct snap *s)
+{
+	const struct proc_scenario *sc = f->x.sc;
+	struct proc_target *p = s->t;
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, canon[2] = {-1, -1}, ctl[2] = {-1, -1}, sp[2] = {-1, -1};
+	uint16_t cport = 0;
+	int in_mine, in_theirs;
+	if (p->transport == PROC_TCP) {
+		if (tcp_pair(f, &in_mine, &in_theirs, &cport) < 0) {
+			snprintf(f->x.err, sizeof f->x.err, "fork executor: cannot make a loopback connection: %s",
+				 strerror(errno));
+			return NULL;
+		}
+	} else {
+		if (make_pipe(in) < 0)
+			eng_die("pipe: %s", strerror(errno));
+		in_mine = in[1];
+		in_theirs = in[0];
+	}
+	if (make_pipe(out) < 0 || make_pipe(canon) < 0 || make_pipe(ctl) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		eng_die("pipe: %s", strerror(errno));
+
+	struct cmc_snap_msg m = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_FORK, .a = f->conn_no,
+				 .lport = p->port, .pport = p->client_port};
+	int send_fds[] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1]};
+	int32_t to[] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
+			PROC_CTL_FD, CMC_SNAP_FD_DEFAULT};
+	m.nfds = sizeof send_fds / sizeof send_fds[0];
+	memcpy(m.to, to, sizeof to);
+	char cbuf[CMSG_SPACE(sizeof send_fds)];
+	memset(cbuf, 0, sizeof cbuf);
+	struct iovec iov = {&m, sizeof m};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof send_fds);
+	memcpy(CMSG_DATA(c), send_fds, sizeof send_fds);
+
+	struct cmc_snap_msg rep = {0};
+	int rc = -1;
+	if (sendmsg(p->snap_fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m && kill(p->pid, CMC_SNAP_SIG) == 0)
+		rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms);
+	int e = errno;
+	close(in_theirs);
+	close(out[1]);
+	close(canon[1]);
+	close(ctl[1]);
+	close(sp[1]);
+	if (rc < 0 || rep.kind != CMC_SNAP_FORKED || rep.a <= 0) {
+		if (rc == 0 && rep.kind == CMC_SNAP_ERROR)
+			e = rep.a;
+		snprintf(f->x.err, sizeof f->x.err, "%s",
+			 proc_interrupted ? "interrupted"
+					  : "fork executor: the snapshot did not fork on request");
+		if (!proc_interrupted && e)
+			snprintf(f->x.err + strlen(f->x.err), sizeof f->x.err - strlen(f->x.err), " (%s)",
+				 strerror(e));
+		close(in_mine);
+		close(out[0]);
+		close(canon[0]);
+		close(ctl[0]);
+		close(sp[0]);
+		return NULL;
+	}
+	if (p->transport == PROC_TCP && rep.b < 0) {
+		snprintf(f->x.err, sizeof f->x.err, "fork executor: the target's connection "
+			 "(127.0.0.1:%u from port %u) was not found among its descriptors", p->port, p->client_port);
+		/* the child took no input channel: kill it */
+		kill(rep.a, SIGKILL);
+	}
+	f->conn_no = rep.b;
+	f->x.st.forks++;
+
+	struct proc_target *t = eng_xcalloc(1, sizeof *t);
+	t->pid = rep.a;
+	t->pgid = 0; /* shares the root's group: never kill(-pgid) from a child */
+	t->sc = sc;
+	t->transport = p->transport;
+	t->reply_cap = p->reply_cap;
+	t->preload_on = p->preload_on;
+	t->load_base = p->load_base;
+	t->base_known = p->base_known;
+	t->connected = true;
+	t->diag_fd = -1;
+	t->in_fd = in_mine;
+	t->out_fd = out[0];
+	t->snap_fd = sp[0];
+	t->canon = (struct proc_chan){.fd = canon[0], .magic = CMC_CANON_MAGIC, .max = CMC_CANON_MAX,
+				      .complete = p->canon.complete};
+	proc_buf_set(&t->canon.last, p->canon.last.p, p->canon.last.len);
+	t->ctl = (struct proc_chan){.fd = ctl[0], .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX};
+	if (t->transport == PROC_TCP) {
+		t->port = f->lport;
+		t->client_port = cport;
+	}
+	set_nonblock(t->out_fd);
+	set_nonblock(t->canon.fd);
+	set_nonblock(t->ctl.fd);
+	if (t->transport != PROC_TCP)
+		set_nonblock(t->in_fd);
+	t->mem_fd = open_proc(t->pid, "mem");
+	t->sys_fd = open_proc(t->pid, "syscall");
+	t->stat_fd = open_proc(t->pid, "stat");
+	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0 || (rep.b < 0 && t->transport == PROC_TCP)) {
+		if (!(t->transport == PROC_TCP && rep.b < 0))
+			snprintf(f->x.err, sizeof f->x.err, "fork executor: cannot open /proc/%d: %s", (int)t->pid,
+				 strerror(errno));
+		kill_target(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* ---- the pool ---------------------------------------------------------- */
+
+static void pool_remove(struct forkx *f, struct snap *s)
+{
+	for (size_t i = 0; i < f->npool; i++)
+		if (f->pool[i] == s) {
+			memmove(f->pool + i, f->pool + i + 1, (f->npool - i - 1) * sizeof *f->pool);
+			f->npool--;
+			return;
+		}
+}
+
+/* Room for one more, evicting the oldest stale snapshot if needed. */
+static bool pool_room(struct forkx *f)
+{
+	if (f->npool < f->limit)
+		return true;
+	for (size_t i = 0; i < f->npool; i++) /* the pool is in creation order */
+		if (f->pool[i]->stale && f->pool[i] != f->origin) {
+			struct snap *s = f->pool[i];
+			pool_remove(f, s);
+			snap_free(s);
+			return true;
+		}
+	return false;
+}
+
+static bool same_trace(const struct snap *s, const uint16_t *trace, size_t n)
+{
+	return s->n == n && (n == 0 || memcmp(s->trace, trace, n * sizeof *trace) == 0);
+}
+
+static struct snap *snap_new(struct forkx *f, struct proc_target *t, const struct snap *parent, int op)
+{
+	struct snap *s = eng_xcalloc(1, sizeof *s);
+	size_t n = parent ? parent->n + (op >= 0) : 0;
+	s->t = t;
+	s->n = n;
+	s->seq = f->seq++;
+	if (n) {
+		s->trace = eng_xmalloc(n * sizeof *s->trace);
+		memcpy(s->trace, parent->trace, parent->n * sizeof *s->trace);
+		if (op >= 0)
+			s->trace[n - 1] = (uint16_t)op;
+		s->replies = eng_xcalloc(n, sizeof *s->replies);
+		for (size_t i = 0; i < parent->n; i++)
+			proc_buf_set(&s->replies[i], parent->replies[i].p, parent->replies[i].len);
+		if (op >= 0)
+			proc_buf_set(&s->replies[n - 1], t->reply.p, t->reply.len);
+	}
+	return s;
+}
+
+/* ---- falling back ------------------------------------------------------ */
+
+static void mirror(struct forkx *f)
+{
+	f->x.replies = f->fb->replies;
+	f->x.nreplies = f->fb->nreplies;
+	uint64_t forks = f->x.st.forks;
+	f->x.st = f->fb->st;
+	f->x.st.forks = forks;
+	memcpy(f->x.err, f->fb->err, sizeof f->x.err);
+}
+
+static void fall_back(struct forkx *f, const char *why)
+{
+	fprintf(stderr, "cmc: %s: fork snapshots unavailable (%s): using the replay executor\n",
+		f->x.sc->path, why);
+	f->fb = proc_replay_new(f->x.sc, f->x.preload, f->img);
+}
+
+static int task_count(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* ---- reach / apply ----------------------------------------------------- */
+
+static void set_replies(struct forkx *f, const struct snap *s)
+{
+	struct proc_exec *x = &f->x;
+	if (s->n > x->replies_cap) {
+		size_t nc = s->n * 2;
+		x->replies = eng_xrealloc(x->replies, nc * sizeof *x->replies);
+		memset(x->replies + x->replies_cap, 0, (nc - x->replies_cap) * sizeof *x->replies);
+		x->replies_cap = nc;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		proc_buf_set(&x->replies[i], s->replies[i].p, s->replies[i].len);
+	x->nreplies = s->n;
+}
+
+/* Start the root; decide whether fork snapshots work for this target. */
+static int start_root(struct forkx *f, struct proc_obs *obs)
+{
+	struct proc_exec *x = &f->x;
+	struct proc_obs *o = obs ? obs : &f->scratch;
+	proc_obs_reset(o);
+	if (!x->preload[0]) {
+		fall_back(f, "no preload");
+		return 1;
+	}
+	struct proc_target *t = proc_target_start_snap(x->sc, x->preload, o, &x->st.spawn_s);
+	x->st.spawns++;
+	if (!t) {
+		proc_obs_seal(o);
+		snprintf(x->err, sizeof x->err, "%s", o->fault_msg);
+		return -1;
+	}
+	struct cmc_snap_msg m;
+	const char *why = NULL;
+	char buf[64];
+	int nt = task_count(t->pid);
+	if (recv(t->snap_fd, &m, sizeof m, MSG_DONTWAIT) != (ssize_t)sizeof m || m.magic != CMC_SNAP_MAGIC ||
+	    m.kind != CMC_SNAP_READY)
+		why = "the preload's snapshot server is not running in the target (statically linked?)";
+	else if (nt != 1) {
+		snprintf(buf, sizeof buf, "the target runs %d threads", nt);
+		why = buf;
+	}
+	if (why) {
+		kill_target(t);
+		fall_back(f, why);
+		return 1;
+	}
+	proc_observe(t, f->img, PROC_QUIESCENT, o);
+	f->root = snap_new(f, t, NULL, -1);
+	trim(t);
+	return 0;
+}
+
+/* Fork s and replay trace[s->n .. n) in the child: the state after trace. */
+static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *trace, size_t n)
+{
+	struct proc_exec *x = &f->x;
+	const struct proc_scenario *sc = x->sc;
+	struct proc_target *t = fork_child(f, s);
+	if (!t)
+		return NULL;
+	struct snap *r = snap_new(f, t, s, -1);
+	r->trace = eng_xrealloc(r->trace, n * sizeof *r->trace);
+	memcpy(r->trace, trace, n * sizeof *trace);
+	r->replies = eng_xrealloc(r->replies, n * sizeof *r->replies);
+	memset(r->replies + r->n, 0, (n - r->n) * sizeof *r->replies);
+	for (size_t i = s->n; i < n; i++) {
+		const struct proc_op *op = &sc->ops[trace[i]];
+		double el = 0;
+		enum proc_wait w = proc_target_step(t, op->bytes, op->len, sc->timeout_ms, &el);
+		r->n = i + 1;
+		x->st.ops++;
+		x->st.replayed++;
+		x->st.quiesce_s += el;
+		proc_buf_set(&r->replies[i], t->reply.p, t->reply.len);
+		if (w != PROC_QUIESCENT) {
+			if (w == PROC_INTERRUPTED)
+				snprintf(x->err, sizeof x->err, "interrupted");
+			else {
+				proc_obs_reset(&f->scratch);
+				proc_observe(t, f->img, w, &f->scratch);
+				snprintf(x->err, sizeof x->err,
+					 "nondeterministic target: replaying step %zu (%.100s) of a trace that "
+					 "succeeded before, the target now %s%s%.600s", i + 1, op->label,
+					 w == PROC_GONE ? "ended" : "failed",
+					 f->scratch.fault != PROC_FAULT_NONE ? ": " : "", f->scratch.fault_msg);
+			}
+			snap_free(r);
+			return NULL;
+		}
+	}
+	trim(t);
+	return r;
+}
+
+static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs)
+{
+	struct forkx *f = (struct forkx *)x;
+	if (!f->fb && !f->root) {
+		int rc = start_root(f, n == 0 ? obs : NULL);
+		if (rc < 0)
+			return -1;
+		if (rc == 0 && n == 0) {
+			f->origin = f->root;
+			f->origin_temp = false;
+			x->nreplies = 0;
+			return 0;
+		}
+	}
+	if (f->fb) {
+		int rc = f->fb->ops->reach(f->fb, trace, n, obs);
+		mirror(f);
+		return rc;
+	}
+	f->origin = NULL;
+	if (n == 0)
+		f->origin = f->root;
+	for (size_t i = 0; !f->origin && i < f->npool; i++)
+		if (same_trace(f->pool[i], trace, n)) {
+			f->origin = f->pool[i];
+			for (size_t j = 0; j < i; j++)
+				f->pool[j]->stale = true;
+		}
+	f->origin_temp = false;
+	if (!f->origin) {
+		/* the nearest live ancestor */
+		struct snap *best = f->root;
+		for (size_t i = 0; i < f->npool; i++) {
+			struct snap *s = f->pool[i];
+			if (s->n < n && s->n > best->n && memcmp(s->trace, trace, s->n * sizeof *trace) == 0)
+				best = s;
+		}
+		f->origin = recreate(f, best, trace, n);
+		if (!f->origin)
+			return -1;
+		f->origin_temp = true;
+	}
+	set_replies(f, f->origin);
+	if (obs) {
+		/* Observe the snapshot again: it has not run since it was. */
+		struct proc_target *t = f->origin->t;
+		proc_obs_reset(obs);
+		t->mem_fd = open_proc(t->pid, "mem");
+		if (f->origin->n)
+			proc_buf_set(&t->reply, f->origin->replies[f->origin->n - 1].p,
+				     f->origin->replies[f->origin->n - 1].len);
+		proc_observe(t, f->img, PROC_QUIESCENT, obs);
+		close_fd(&t->mem_fd);
+		proc_buf_free(&t->reply);
+	}
+	return 0;
+}
+
+static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
+{
+	struct forkx *f = (struct forkx *)x;
+	const struct proc_scenario *sc = x->sc;
+	if (f->fb) {
+		int rc = f->fb->ops->apply(f->fb, op, obs);
+		mirror(f);
+		return rc;
+	}
+	if (!f->origin) {
+		snprintf(x->err, sizeof x->err, "fork executor: apply without reach");
+		return -1;
+	}
+	struct proc_target *t = fork_child(f, f->origin);
+	if (!t)
+		return -1;
+	proc_obs_reset(obs);
+	double el = 0;
+	enum proc_wait w = proc_target_step(t, sc->ops[op].bytes, sc->ops[op].len, sc->timeout_ms, &el);
+	x->st.ops++;
+	x->st.quiesce_s += el;
+	obs->quiesce_s = el;
+	if (w == PROC_INTERRUPTED) {
+		snprintf(x->err, sizeof x->err, "interrupted");
+		kill_target(t);
+		return -1;
+	}
+	proc_observe(t, f->img, w, obs);
+	if (w == PROC_QUIESCENT && pool_room(f)) {
+		struct snap *s = snap_new(f, t, f->origin, (int)op);
+		trim(t);
+		if (f->npool == f->limit) /* cannot happen after pool_room; keeps the bound obvious */
+			snap_free(s);
+		else
+			f->pool[f->npool++] = s;
+	} else
+		kill_target(t);
+	return 0;
+}
+
+static void fork_release(struct proc_exec *x)
+{
+	struct forkx *f = (struct forkx *)x;
+	if (f->fb) {
+		f->fb->ops->release(f->fb);
+		return;
+	}
+	/* Expanded: the search does not come back to it. */
+	if (f->origin && f->origin != f->root) {
+		if (!f->origin_temp)
+			pool_remove(f, f->origin);
+		snap_free(f->origin);
+	}
+	f->origin = NULL;
+}
+
+static void fork_destroy(struct proc_exec *x)
+{
+	struct forkx *f = (struct forkx *)x;
+	fork_release(x);
+	for (size_t i = 0; i < f->npool; i++)
+		snap_free(f->pool[i]);
+	/* The root last: its group holds whatever the targets forked themselves. */
+	snap_free(f->root);
+	free(f->pool);
+	close_fd(&f->lfd);
+	if (f->fb) {
+		f->fb->ops->destroy(f->fb);
+	} else {
+		for (size_t i = 0; i < x->replies_cap; i++)
+			proc_buf_free(&x->replies[i]);
+		free(x->replies);
+	}
+	proc_obs_free(&f->scratch);
+	free(f);
+}
+
+static const struct proc_exec_ops fork_ops = {
+	.name = "fork",
+	.reach = fork_reach,
+	.apply = fork_apply,
+	.release = fork_release,
+	.destroy = fork_destroy,
+};
+
+struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
+				const struct proc_image *img, size_t limit)
+{
+	struct forkx *f = eng_xcalloc(1, sizeof *f);
+	f->x.ops = &fork_ops;
+	f->x.sc = sc;
+	f->x.preload = preload;
+	f->img = img;
+	f->lfd = -1;
+	f->conn_no = -1;
+	f->limit = limit ? limit : PROC_FORK_LIMIT_DEFAULT;
+	f->pool = eng_xcalloc(f->limit, sizeof *f->pool);
+	return &f->x;
+}

@@ -1,0 +1,212 @@
+/*
+ * hostile.c — a target that misbehaves on purpose, for cmc's hardening
+ * tests (tests/t6000-hostile.sh).  It reads lines on stdin with fgets:
+ *
+ *   a      remember one more item (a heap node), reply "OK", emit a record
+ *   evil   once at least one `a` was seen, do what argv[1] names (below);
+ *          before that, reply "OK" like `a` does not — so the shortest
+ *          trace to the misbehaviour is always [a, evil]
+ *
+ * Modes (argv[1]):
+ *   escapes   reply and canonical record full of ANSI/OSC sequences, NULs
+ *   flood     write to stdout without end
+ *   noread    never read input again (sleep forever)
+ *   closein   close stdin and stdout, then sleep forever
+ *   orphans   fork two children that outlive the target (one in a new
+ *             session), then exit
+ *   exec      exec /bin/sleep (another program that never reads)
+ *   setsid    leave cmc's process group (setsid), fork a child, go on
+ *             serving
+ *   sigstop   raise(SIGSTOP)
+ *   exitmid   write half a reply and half a record, then _exit(3)
+ *   exhaust   allocate until the preload's region is exhausted
+ *   trunc     write a canonical record header promising more than follows
+ *   oversize  write a canonical record header with a length over the bound
+ *   garbage   write bytes that are not a record on the canonical fd
+ *   forkbomb  fork children (each sleeps) until fork fails, report count
+ *   bigfile   write to a file until the file-size limit stops it
+ *   spin      burn CPU without end
+ *
+ * Every process this program creates appends its pid to ./hostile.pids
+ * (relative to its working directory), so the tests can check that none
+ * is left behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmc_emit.h"
+
+struct item {
+	struct item *next;
+	int n;
+};
+
+static void note_pid(void)
+{
+	char b[32];
+	int fd = open("hostile.pids", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	int n = snprintf(b, sizeof b, "%d\n", (int)getpid());
+	if (write(fd, b, (size_t)n) < 0)
+		_exit(9);
+	close(fd);
+}
+
+static void raw_canon(const void *p, size_t n)
+{
+	const char *v = getenv("CMC_CANON_FD");
+	if (v && write(atoi(v), p, n) < 0)
+		_exit(9);
+}
+
+static _Noreturn void sleep_forever(void)
+{
+	for (;;)
+		pause();
+}
+
+static void evil(const char *mode, struct item *head)
+{
+	static const char esc[] = "OK\x1b]0;pwned\x07\x1b[31mRED\x1b[2J\x1b[H\0after-nul\x9b\xff\n";
+	if (!strcmp(mode, "escapes")) {
+		fwrite(esc, 1, sizeof esc - 1, stdout);
+		fflush(stdout);
+		cmc_emit(esc, sizeof esc - 1);
+		return;
+	}
+	if (!strcmp(mode, "flood")) {
+		static char mb[1 << 16];
+		memset(mb, 'x', sizeof mb);
+		for (;;)
+			if (write(1, mb, sizeof mb) < 0)
+				_exit(9);
+	}
+	if (!strcmp(mode, "noread"))
+		sleep_forever();
+	if (!strcmp(mode, "closein")) {
+		close(0);
+		close(1);
+		sleep_forever();
+	}
+	if (!strcmp(mode, "orphans") || !strcmp(mode, "setsid")) {
+		if (!strcmp(mode, "setsid"))
+			setsid();
+		for (int i = 0; i < 2; i++) {
+			pid_t p = fork();
+			if (p == 0) {
+				if (i == 1)
+					setsid();
+				note_pid();
+				close(0);
+				sleep_forever();
+			}
+		}
+		if (!strcmp(mode, "orphans"))
+			_exit(0);
+		puts("OK");
+		return;
+	}
+	if (!strcmp(mode, "exec")) {
+		execl("/bin/sleep", "sleep", "100000", (char *)NULL);
+		_exit(9);
+	}
+	if (!strcmp(mode, "sigstop")) {
+		raise(SIGSTOP);
+		puts("OK");
+		return;
+	}
+	if (!strcmp(mode, "exitmid")) {
+		fputs("O", stdout);
+		fflush(stdout);
+		raw_canon("CMCR\x10\0\0\0half", 12);
+		_exit(3);
+	}
+	if (!strcmp(mode, "exhaust")) {
+		for (size_t n = 1 << 12;; n += n / 2) {
+			char *p = malloc(n);
+			if (!p) {
+				puts("OK malloc returned NULL");
+				return;
+			}
+			p[0] = 1;
+		}
+	}
+	if (!strcmp(mode, "trunc")) {
+		raw_canon("CMCR\x40\0\0\0short", 13);
+		puts("OK");
+		return;
+	}
+	if (!strcmp(mode, "oversize")) {
+		raw_canon("CMCR\xff\xff\xff\x7f", 8);
+		puts("OK");
+		return;
+	}
+	if (!strcmp(mode, "garbage")) {
+		raw_canon("this is no record\n", 18);
+		puts("OK");
+		return;
+	}
+	if (!strcmp(mode, "forkbomb")) {
+		int n = 0;
+		for (; n < 10000; n++) {
+			pid_t p = fork();
+			if (p < 0)
+				break;
+			if (p == 0) {
+				note_pid();
+				close(0);
+				sleep_forever();
+			}
+		}
+		printf("OK forked %d\n", n);
+		return;
+	}
+	if (!strcmp(mode, "bigfile")) {
+		static char mb[1 << 16];
+		int fd = open("hostile.big", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		for (int i = 0; fd >= 0 && i < 1 << 14; i++)
+			if (write(fd, mb, sizeof mb) < 0)
+				break;
+		puts("OK wrote");
+		return;
+	}
+	if (!strcmp(mode, "spin")) {
+		for (volatile unsigned long x = 0;; x++)
+			;
+	}
+	(void)head;
+	puts("OK unknown mode");
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "escapes";
+	struct item *head = NULL;
+	int n = 0;
+	char line[256];
+	note_pid();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof line, stdin)) {
+		if (!strcmp(line, "a\n")) {
+			struct item *it = malloc(sizeof *it);
+			it->next = head;
+			it->n = ++n;
+			head = it;
+			puts("OK");
+		} else if (!strcmp(line, "evil\n") && n > 0) {
+			evil(mode, head);
+		} else
+			puts("OK");
+		unsigned char rec[8];
+		for (int i = 0; i < 8; i++)
+			rec[i] = (unsigned char)(n >> (8 * i));
+		cmc_emit(rec, sizeof rec);
+	}
+	return 0;
+}

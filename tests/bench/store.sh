@@ -1,0 +1,68 @@
+#!/bin/sh
+# tests/bench/store.sh — what storing a run costs, in one run: the same
+# check with the store on and off (states/s of each and the ratio; the
+# goal is >= 0.85 at over a million states), bytes per stored state, and
+# the read latencies the workbench depends on (a state, its successors, a
+# page of 100 states by depth, a trace; goal < 50 ms) on the stored run.
+# One figure per line.
+#
+# Model: bench-counters bounded at BENCH_STATES (default 1,200,000) states.
+# The two configurations alternate BENCH_REPEAT times (default 3) and the
+# best of each is kept, since other work on a shared machine only ever
+# slows a run down.  states/s is distinct states over cmc's own elapsed_s
+# (search time); wall_s adds start-up and the store's final flush; cpu_s
+# is user + system time of the whole process (both threads: the store
+# writes from a second thread), which other load on the machine moves
+# least.
+set -u
+B=${B:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CMC=${CMC:-$top/$B/cmc}
+READ=$top/$B/tests-helpers/store-readbench
+N=${BENCH_STATES:-1200000}
+R=${BENCH_REPEAT:-3}
+
+for f in "$CMC" "$READ"; do
+	[ -x "$f" ] || { echo "store.sh: cannot run, missing $f (make B=$B all)" >&2; exit 2; }
+done
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cmc-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+now() { date +%s.%N; }
+# jget FILE KEY — a top-level number from cmc's --json output.
+jget() { sed -n "s/.*\"$2\": *\([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
+best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a ? b : a) }'; }
+least() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == 0 || b < a ? b : a) }'; }
+
+on_sps=0 off_sps=0 on_wall=0 off_wall=0 on_cpu=0 off_cpu=0
+TIME=
+[ -x /usr/bin/time ] && TIME="/usr/bin/time -o $tmp/cpu -f %U+%S"
+cpu() { if [ -n "$TIME" ]; then awk -F+ '{ print $1 + $2 }' "$tmp/cpu"; else echo 0; fi; }
+i=0
+while [ "$i" -lt "$R" ]; do
+	rm -f "$tmp"/s.db*
+	t0=$(now)
+	$TIME "$CMC" check bench-counters --max-states "$N" --db "$tmp/s.db" --json >"$tmp/on.json" || exit 2
+	t1=$(now)
+	on_wall=$(least "$on_wall" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+	on_cpu=$(least "$on_cpu" "$(cpu)")
+	t0=$(now)
+	$TIME "$CMC" check bench-counters --max-states "$N" --no-store --json >"$tmp/off.json" || exit 2
+	t1=$(now)
+	off_wall=$(least "$off_wall" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+	off_cpu=$(least "$off_cpu" "$(cpu)")
+	on_sps=$(best "$on_sps" "$(jget "$tmp/on.json" states_per_s)")
+	off_sps=$(best "$off_sps" "$(jget "$tmp/off.json" states_per_s)")
+	i=$((i + 1))
+done
+distinct=$(jget "$tmp/on.json" distinct)
+echo "model bench-counters --max-states $N ($distinct states, best of $R)"
+awk -v on="$on_sps" -v off="$off_sps" 'BEGIN {
+	printf "states_per_s_store_on %.0f\nstates_per_s_store_off %.0f\nratio_states_per_s %.2f\n", on, off, on / off }'
+awk -v on="$on_wall" -v off="$off_wall" 'BEGIN {
+	printf "wall_s_store_on %.2f\nwall_s_store_off %.2f\nratio_wall %.2f\n", on, off, off / on }'
+[ -n "$TIME" ] && awk -v on="$on_cpu" -v off="$off_cpu" 'BEGIN {
+	printf "cpu_s_store_on %.2f\ncpu_s_store_off %.2f\nratio_cpu %.2f\n", on, off, off / on }'
+bytes=$(cat "$tmp"/s.db* | wc -c)
+awk -v b="$bytes" -v n="$distinct" 'BEGIN { printf "db_bytes %d\nbytes_per_state %.1f\n", b, b / n }'
+"$READ" "$tmp/s.db" 200

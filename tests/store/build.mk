@@ -1,0 +1,8 @@
+# tests/store/build.mk — the store benchmark's reader (tests/bench/store.sh):
+# times the reads the workbench makes on a stored run.  Lives outside
+# $(B)/tests/ so the runner does not take it for a test.
+STORE_READBENCH := $(B)/tests-helpers/store-readbench
+$(STORE_READBENCH): tests/store/readbench.c $(LIBS_ALL) $(B)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
+EXTRA_ALL += $(STORE_READBENCH)

@@ -1,0 +1,139 @@
+/*
+ * view-graph.c — the neighbourhood of the current state drawn in the
+ * terminal (the edges into it on the left, out of it on the right; Enter
+ * moves along the selected edge), and the `w` key that renders a picture
+ * through viz/: this neighbourhood, the open counterexample, the raw-vs-
+ * canonical clusters or the allocator, depending on the view.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "viz.h"
+#include "wb.h"
+
+static struct {
+	struct wb_list l;
+	uint32_t id;
+	store_edge *in, *out;
+	size_t nin, nout;
+} V = {.id = ENG_NO_STATE};
+
+static void graph_load(struct wb *wb)
+{
+	store_edges_free(V.in, V.nin);
+	store_edges_free(V.out, V.nout);
+	V.in = V.out = NULL;
+	V.nin = V.nout = 0;
+	if (V.id != wb->cur)
+		V.l.cur = V.l.top = 0;
+	V.id = wb->cur;
+	if (V.id == ENG_NO_STATE)
+		return;
+	wb_lock(wb);
+	store_predecessors(wb->st, wb->run, V.id, &V.in, &V.nin);
+	store_successors(wb->st, wb->run, V.id, &V.out, &V.nout);
+	wb_unlock(wb);
+	V.l.n = V.nin + V.nout;
+}
+
+static void graph_draw(struct wb *wb, WINDOW *w, int rows, int cols)
+{
+	if (V.id != wb->cur)
+		graph_load(wb);
+	if (V.id == ENG_NO_STATE) {
+		wb_row(w, 0, cols, A_NORMAL, "no current state");
+		return;
+	}
+	wb_row(w, 0, cols, A_BOLD, "neighbourhood of state %u: %zu edge(s) in, %zu out  (w: render to SVG)",
+	       V.id, V.nin, V.nout);
+	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
+	wb_list_clamp(&V.l, body);
+	for (size_t i = V.l.top, y = 1; i < V.l.n && y < (size_t)rows; i++, y++) {
+		bool in = i < V.nin;
+		store_edge *e = in ? &V.in[i] : &V.out[i - V.nin];
+		char lab[48];
+		wb_escape(lab, sizeof lab, e->label ? e->label : "", e->label ? strlen(e->label) : 0);
+		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
+		if (in)
+			wb_row(w, (int)y, cols, attr, "%8u --%s--> [%u]%s", e->from, lab, V.id,
+			       e->new_state ? "  (tree edge)" : "");
+		else
+			wb_row(w, (int)y, cols, attr, "%8s [%u] --%s--> %u%s%s", "", V.id, lab, e->to,
+			       e->new_state ? "  (new)" : "", e->to == V.id ? "  (self-loop)" : "");
+	}
+}
+
+static struct wb_list *graph_list(struct wb *wb) { return &V.l; }
+
+static void graph_activate(struct wb *wb)
+{
+	if (V.l.cur >= V.l.n)
+		return;
+	bool in = V.l.cur < V.nin;
+	uint32_t to = in ? V.in[V.l.cur].from : V.out[V.l.cur - V.nin].to;
+	wb_goto_state(wb, to);
+}
+
+const struct wb_view wb_view_graph = {
+	.name = "graph",
+	.hint = "Enter:follow the edge w:render SVG s:state",
+	.load = graph_load,
+	.draw = graph_draw,
+	.list = graph_list,
+	.activate = graph_activate,
+};
+
+/* Renders on the UI thread: pictures are bounded by viz's node budget, and
+ * the shared store connection is only ours while we hold its lock. */
+void wb_render_key(struct wb *wb, int key)
+{
+	static viz *vz;
+	if (!vz)
+		vz = viz_new();
+	char path[128], err[512] = "";
+	viz_result res;
+	memset(&res, 0, sizeof res);
+	int rc;
+	if (wb->view == WB_V_ALLOC) {
+		if (wb->cur == ENG_NO_STATE)
+			return;
+		snprintf(path, sizeof path, "cmc-heap-%lld-%u.svg", (long long)wb->run, wb->cur);
+		viz_heap h;
+		wb_lock(wb);
+		rc = viz_heap_load(wb->st, wb->run, wb->cur, &h, err, sizeof err);
+		wb_unlock(wb);
+		if (rc == 0) {
+			rc = viz_heap_render(vz, &h, path, err, sizeof err);
+			viz_heap_clear(&h);
+		}
+	} else {
+		viz_graph_opts o;
+		memset(&o, 0, sizeof o);
+		o.run = wb->run;
+		if (wb->view == WB_V_REPLAY && wb->viol_id) {
+			o.violation = wb->viol_id;
+			snprintf(path, sizeof path, "cmc-violation-%lld.svg", (long long)wb->viol_id);
+		} else if (wb->view == WB_V_COMPARE) {
+			o.raw_vs_canonical = true;
+			snprintf(path, sizeof path, "cmc-run-%lld-raw-vs-canonical.svg", (long long)wb->run);
+		} else {
+			if (wb->cur == ENG_NO_STATE)
+				return;
+			o.around_set = true;
+			o.around = wb->cur;
+			o.radius = 2;
+			snprintf(path, sizeof path, "cmc-run-%lld-state-%u.svg", (long long)wb->run, wb->cur);
+		}
+		wb_lock(wb);
+		rc = viz_graph(vz, wb->st, &o, path, &res, err, sizeof err);
+		wb_unlock(wb);
+	}
+	char e[300];
+	wb_escape(e, sizeof e, err, strlen(err));
+	if (rc != 0)
+		wb_msg(wb, true, "render failed: %s", e);
+	else
+		wb_msg(wb, false, "wrote %s (%llu states, %llu edges)%s%.100s", path,
+		       (unsigned long long)res.nodes, (unsigned long long)res.edges,
+		       res.reduction[0] ? "; " : "", res.reduction);
+}

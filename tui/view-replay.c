@@ -1,0 +1,168 @@
+/*
+ * view-replay.c — a counterexample and its replay session: the trace as
+ * stored, step by step; Right re-executes one more step on the live target
+ * (the prefix is replayed through eng_replay on the worker) and compares
+ * the fingerprint reached with the stored one; Left steps back.  The first
+ * divergence is shown on the step where it happens.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "wb.h"
+
+static struct {
+	struct wb_list l;
+	store_violation v;
+	bool have;
+	size_t at;          /* steps re-executed so far (the replay position) */
+} V;
+
+void wb_replay_open(struct wb *wb, int64_t id)
+{
+	if (wb_busy(wb)) {
+		wb_msg(wb, true, "busy: the engine is working (p pauses a search)");
+		return;
+	}
+	if (V.have)
+		store_violation_clear(&V.v);
+	V.have = false;
+	wb_lock(wb);
+	int rc = store_violation_get(wb->st, id, &V.v);
+	wb_unlock(wb);
+	if (rc != 0) {
+		wb_msg(wb, true, "violation %lld is not stored", (long long)id);
+		return;
+	}
+	V.have = true;
+	V.at = 0;
+	V.l = (struct wb_list){V.v.trace.len + 1, 0, 0};
+	/* The worker replays a copy it owns; fingerprints as stored. */
+	eng_trace *t = eng_xcalloc(1, sizeof *t);
+	t->len = V.v.trace.len;
+	t->labels = eng_xcalloc(t->len + 1, sizeof *t->labels);
+	t->fps = eng_xcalloc(t->len + 1, sizeof *t->fps);
+	for (size_t i = 0; i < t->len; i++) {
+		t->labels[i] = eng_xstrdup(V.v.trace.labels[i] ? V.v.trace.labels[i] : "");
+		t->fps[i] = V.v.trace.fps ? V.v.trace.fps[i] : (eng_fp){0, 0};
+	}
+	t->init_fp = V.v.trace.init_fp;
+	wb_lock(wb);
+	if (wb->replay_trace)
+		eng_trace_free(wb->replay_trace);
+	free(wb->rsteps);
+	wb->replay_trace = t;
+	wb->rsteps = eng_xcalloc(t->len + 1, sizeof *wb->rsteps);
+	wb->replay_diverged = SIZE_MAX;
+	wb->replay_why[0] = 0;
+	wb_unlock(wb);
+	wb->viol_id = id;
+	wb_go(wb, WB_V_REPLAY);
+}
+
+static void replay_to(struct wb *wb, size_t steps)
+{
+	if (wb_submit(wb, WB_J_REPLAY, 0, NULL, steps)) {
+		V.at = steps;
+		V.l.cur = steps;
+		wb_msg(wb, false, "re-executing %zu step(s) on the live target...", steps);
+	}
+}
+
+void wb_replay_key(struct wb *wb, int key)
+{
+	if (!V.have)
+		return;
+	if (key == 'x') {
+		replay_to(wb, V.v.trace.len);
+	} else if (key == KEY_RIGHT || key == 'l') {
+		if (V.at < V.v.trace.len)
+			replay_to(wb, V.at + 1);
+		else
+			wb_msg(wb, false, "at the end of the counterexample (%zu steps)", V.v.trace.len);
+	} else if (key == KEY_LEFT || key == 'h') {
+		if (V.at > 0)
+			replay_to(wb, V.at - 1);
+	}
+}
+
+static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
+{
+	if (!V.have) {
+		wb_row(w, 0, cols, A_NORMAL, "no counterexample open (v lists the violations)");
+		return;
+	}
+	char prop[64], msg[160];
+	wb_escape(prop, sizeof prop, V.v.property ? V.v.property : "", V.v.property ? strlen(V.v.property) : 0);
+	wb_escape(msg, sizeof msg, V.v.message ? V.v.message : "", V.v.message ? strlen(V.v.message) : 0);
+	wb_row(w, 0, cols, wb_attr(wb, WB_C_BAD), "violation %lld: %s %s", (long long)V.v.id, prop, msg);
+	size_t div;
+	char why[256];
+	wb_lock(wb);
+	div = wb->replay_diverged;
+	memcpy(why, wb->replay_why, sizeof why);
+	bool running = wb->job == WB_J_REPLAY;
+	wb_unlock(wb);
+	wb_row(w, 1, cols, A_NORMAL, "replayed %zu of %zu steps%s%s%s", V.at, V.v.trace.len,
+	       running ? " (running)" : "", div != SIZE_MAX && !running ? " - DIVERGED: " : "",
+	       div != SIZE_MAX && !running ? why : "");
+	wb_row(w, 2, cols, A_BOLD, "%4s %-28s %-12s %-12s %s", "step", "operation", "stored fp", "replayed",
+	       "reply");
+	size_t body = rows > 3 ? (size_t)rows - 3 : 1;
+	wb_list_clamp(&V.l, body);
+	for (size_t i = V.l.top, y = 3; i < V.l.n && y < (size_t)rows; i++, y++) {
+		char lab[64] = "(initial state)", sfp[16] = "-", gfp[16] = "", res[48] = "";
+		struct wb_rstep r = {0};
+		if (i > 0) {
+			const char *l = V.v.trace.labels[i - 1] ? V.v.trace.labels[i - 1] : "";
+			wb_escape(lab, sizeof lab, l, strlen(l));
+			if (V.v.trace.fps)
+				wb_fp_short(V.v.trace.fps[i - 1], sfp);
+			wb_lock(wb);
+			if (wb->rsteps)
+				r = wb->rsteps[i - 1];
+			wb_unlock(wb);
+		} else {
+			wb_fp_short(V.v.trace.init_fp, sfp);
+		}
+		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
+		if (i > 0 && i <= V.at && !running) {
+			if (r.done && r.matched) {
+				snprintf(res, sizeof res, "%s", "match");
+			} else if (r.done) {
+				wb_fp_short(r.got, gfp);
+				snprintf(res, sizeof res, "DIFFERS %s", gfp);
+				attr |= wb_attr(wb, WB_C_BAD);
+			} else if (div != SIZE_MAX && i - 1 >= div) {
+				snprintf(res, sizeof res, "NOT TAKEN");
+				attr |= wb_attr(wb, WB_C_BAD);
+			}
+		}
+		wb_row(w, (int)y, cols, attr, "%4zu %-28.28s %-12s %-12s %s", i, lab, sfp, res,
+		       i > 0 && i <= V.at ? r.reply : "");
+	}
+}
+
+static struct wb_list *replay_list(struct wb *wb) { return &V.l; }
+
+static void replay_activate(struct wb *wb)
+{
+	/* Go to the stored state of the selected step, when the trace knows it. */
+	if (!V.have || V.l.cur >= V.l.n || !V.v.trace.states)
+		return;
+	uint32_t s = V.v.trace.states[V.l.cur];
+	if (s == ENG_NO_STATE) {
+		wb_msg(wb, true, "this step's state is not stored");
+		return;
+	}
+	wb_goto_state(wb, s);
+	wb_go(wb, WB_V_STATE);
+}
+
+const struct wb_view wb_view_replay = {
+	.name = "counterexample",
+	.hint = "Right/l:replay a step Left/h:back x:all Enter:state",
+	.draw = replay_draw,
+	.list = replay_list,
+	.activate = replay_activate,
+};

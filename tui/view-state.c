@@ -1,0 +1,253 @@
+/*
+ * view-state.c — one state whole: how it was reached (its trace from the
+ * initial state), its fingerprints and status, the reply bytes and the
+ * canonical record (text where printable, hex otherwise), the allocator's
+ * summary, and the operations that lead on from it.  Enter on an operation
+ * takes it now on the live target (stepping by hand); the state reached
+ * joins the stored graph and becomes current.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "wb.h"
+
+#define INFO_MAX 12
+
+/* One row of the operations list: a stored successor, or an operation of
+ * the frontend not taken from here yet (to == ENG_NO_STATE). */
+struct op_row {
+	char *label;      /* raw label, for applying */
+	uint32_t to;
+	bool tree;        /* the edge that discovered `to` */
+};
+
+static struct {
+	struct wb_list l;
+	uint32_t id;      /* the state loaded, ENG_NO_STATE: none */
+	bool found;
+	char info[INFO_MAX][512];
+	int ninfo;
+	struct op_row *ops;
+	size_t nops;
+} V = {.id = ENG_NO_STATE};
+
+static void clear_ops(void)
+{
+	for (size_t i = 0; i < V.nops; i++)
+		free(V.ops[i].label);
+	free(V.ops);
+	V.ops = NULL;
+	V.nops = 0;
+}
+
+static void add_op(const char *label, uint32_t to, bool tree)
+{
+	V.ops = eng_xrealloc(V.ops, (V.nops + 1) * sizeof *V.ops);
+	V.ops[V.nops++] = (struct op_row){eng_xstrdup(label ? label : ""), to, tree};
+}
+
+static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void info(const char *fmt, ...)
+{
+	if (V.ninfo == INFO_MAX)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(V.info[V.ninfo++], sizeof V.info[0], fmt, ap);
+	va_end(ap);
+}
+
+static bool printable(const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((b[i] < 0x20 || b[i] >= 0x7f) && b[i] != '\n' && b[i] != '\t')
+			return false;
+	return true;
+}
+
+/* Observation bytes as one line: escaped text where printable, else hex. */
+static void blob_line(struct wb *wb, const char *what, eng_fp h)
+{
+	if (eng_fp_zero(h)) {
+		info("%-6s (none)", what);
+		return;
+	}
+	uint8_t *d = NULL;
+	size_t n = 0, full = 0;
+	wb_lock(wb);
+	int rc = store_blob(wb->st, h, &d, &n, &full);
+	wb_unlock(wb);
+	if (rc != 0) {
+		info("%-6s (not stored)", what);
+		return;
+	}
+	char out[400];
+	if (printable(d, n)) {
+		char esc[300];
+		wb_escape(esc, sizeof esc, d, n);
+		snprintf(out, sizeof out, "\"%s\"", esc);
+	} else {
+		size_t o = 0;
+		for (size_t i = 0; i < n && o + 4 < sizeof out - 8; i++)
+			o += (size_t)snprintf(out + o, sizeof out - o, "%02x", d[i]);
+		if (o + 4 >= sizeof out - 8)
+			snprintf(out + o, sizeof out - o, "...");
+	}
+	info("%-6s %zu bytes%s: %s", what, full, full > n ? " (capped)" : "", out);
+	free(d);
+}
+
+static void state_load(struct wb *wb)
+{
+	clear_ops();
+	V.ninfo = 0;
+	V.found = false;
+	if (V.id != wb->cur)
+		V.l.cur = V.l.top = 0;
+	V.id = wb->cur;
+	if (V.id == ENG_NO_STATE)
+		return;
+	store_state s;
+	store_trace t = {0};
+	store_edge *e = NULL;
+	size_t ne = 0;
+	wb_lock(wb);
+	int rc = store_state_get(wb->st, wb->run, V.id, &s);
+	int trc = rc == 0 ? store_trace_to(wb->st, wb->run, V.id, &t) : -1;
+	if (rc == 0)
+		store_successors(wb->st, wb->run, V.id, &e, &ne);
+	wb_unlock(wb);
+	if (rc != 0)
+		return;
+	V.found = true;
+
+	char fp[33], raw[16], canon[16], lab[80] = "";
+	if (s.label)
+		wb_escape(lab, sizeof lab, s.label, strlen(s.label));
+	if (s.parent == ENG_NO_STATE)
+		info("state %u  depth %u  initial state  status %s", s.id, s.depth, wb_status_name(s.status));
+	else
+		info("state %u  depth %u  from %u by %s  status %s", s.id, s.depth, s.parent, lab,
+		     wb_status_name(s.status));
+	info("fp %s  raw %s  canon %s", eng_fp_hex(s.fp, fp), wb_fp_short(s.raw_fp, raw),
+	     wb_fp_short(s.canon_fp, canon));
+	if (trc == 0) {
+		char line[512];
+		size_t o = (size_t)snprintf(line, sizeof line, "trace  ");
+		if (t.len == 0)
+			o += (size_t)snprintf(line + o, sizeof line - o, "(initial state)");
+		for (size_t i = 0; i < t.len && o < sizeof line - 1; i++) {
+			char el[64];
+			wb_escape(el, sizeof el, t.labels[i], strlen(t.labels[i]));
+			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? " > " : "", el);
+		}
+		info("%s", line);
+		store_trace_clear(&t);
+	}
+	blob_line(wb, "reply", s.reply_blob);
+	blob_line(wb, "canon", s.canon_blob);
+	if (s.obs_flags & ENG_OBS_ALLOC) {
+		int fails = __builtin_popcount(s.alloc_failed & s.alloc_checked);
+		info("alloc  %d of %d invariants hold%s", __builtin_popcount(s.alloc_checked) - fails,
+		     __builtin_popcount(s.alloc_checked), fails ? " (a: which fail)" : "");
+	}
+	if (s.obs_flags & ENG_OBS_EXITED)
+		info("exit   the target exited with status %d", s.exit_status);
+	if (s.obs_flags & ENG_OBS_SIGNALED)
+		info("signal the target died on signal %d", s.term_signal);
+	if (s.fault && *s.fault) {
+		char f[200];
+		wb_escape(f, sizeof f, s.fault, strlen(s.fault));
+		info("fault  %s", f);
+	}
+	store_state_clear(&s);
+
+	for (size_t i = 0; i < ne; i++)
+		add_op(e[i].label, e[i].to, e[i].new_state);
+	if (wb_can_step(wb))
+		for (unsigned a = 0; a < wb->n_actions; a++) {
+			bool seen = false;
+			for (size_t i = 0; i < ne && !seen; i++)
+				seen = e[i].label && strcmp(e[i].label, wb->actions[a]) == 0;
+			if (!seen)
+				add_op(wb->actions[a], ENG_NO_STATE, false);
+		}
+	store_edges_free(e, ne);
+	V.l.n = V.nops;
+
+	/* A model's state printed by the model itself (the worker replays it). */
+	if (wb_can_step(wb) && wb->fe->ops->print && !wb_busy(wb)) {
+		wb_lock(wb);
+		bool have = wb->describe && wb->describe_id == V.id;
+		wb_unlock(wb);
+		if (!have)
+			wb_submit(wb, WB_J_DESCRIBE, V.id, NULL, 0);
+	}
+}
+
+static void state_draw(struct wb *wb, WINDOW *w, int rows, int cols)
+{
+	if (V.id != wb->cur)
+		state_load(wb);
+	if (!V.found) {
+		wb_row(w, 0, cols, A_NORMAL, "no state %s", wb->cur == ENG_NO_STATE ? "selected" : "stored with that id");
+		return;
+	}
+	int y = 0;
+	for (int i = 0; i < V.ninfo && y < rows; i++)
+		wb_row(w, y++, cols, i == 0 ? A_BOLD : A_NORMAL, "%s", V.info[i]);
+	wb_lock(wb);
+	if (wb->describe && wb->describe_id == V.id && y < rows) {
+		char d[300];
+		wb_escape(d, sizeof d, wb->describe, strlen(wb->describe));
+		wb_row(w, y++, cols, A_NORMAL, "print  %s", d);
+	}
+	wb_unlock(wb);
+	if (y >= rows)
+		return;
+	wb_row(w, y++, cols, A_BOLD, "operations (%zu)%s", V.nops,
+	       wb_can_step(wb) ? "  Enter: take it now on the live target  e: take all  b: back"
+			       : "  Enter: go to the successor");
+	size_t body = (size_t)(rows - y);
+	wb_list_clamp(&V.l, body);
+	for (size_t i = V.l.top; i < V.nops && y < rows; i++) {
+		struct op_row *o = &V.ops[i];
+		char lab[64], to[48];
+		wb_escape(lab, sizeof lab, o->label, strlen(o->label));
+		if (o->to == ENG_NO_STATE)
+			snprintf(to, sizeof to, "(not taken yet)");
+		else
+			snprintf(to, sizeof to, "-> %u%s", o->to, o->tree ? " (discovered here)" : "");
+		wb_row(w, y++, cols, i == V.l.cur ? A_REVERSE : A_NORMAL, "  %-30s %s", lab, to);
+	}
+}
+
+static struct wb_list *state_list(struct wb *wb) { return &V.l; }
+
+static void state_activate(struct wb *wb)
+{
+	if (V.nops == 0 || V.l.cur >= V.nops)
+		return;
+	struct op_row *o = &V.ops[V.l.cur];
+	if (wb_can_step(wb)) {
+		if (wb_submit(wb, WB_J_APPLY, V.id, o->label, 0)) {
+			char lab[64];
+			wb_escape(lab, sizeof lab, o->label, strlen(o->label));
+			wb_msg(wb, false, "taking %s from state %u...", lab, V.id);
+		}
+	} else if (o->to != ENG_NO_STATE) {
+		wb_goto_state(wb, o->to);
+	}
+}
+
+const struct wb_view wb_view_state = {
+	.name = "state",
+	.hint = "Enter:take op e:expand b:back n:graph a:alloc",
+	.load = state_load,
+	.draw = state_draw,
+	.list = state_list,
+	.activate = state_activate,
+};

@@ -1,0 +1,461 @@
+/*
+ * wb-worker.c — the workbench's worker thread: it alone calls the engine
+ * (search runs, stepping by hand, replay, simulation), one job at a time,
+ * so the UI thread never waits on a target or a search.
+ *
+ * Contract with the UI thread (see wb.h): the UI submits a job under mu
+ * when the worker is idle; the worker runs it without mu, publishes its
+ * result under mu and bumps done_seq.  Progress and every stored row go
+ * through wb_worker_listener(), which feeds the store writer (wb.wst, the
+ * worker's alone) and publishes progress under mu (prog_seq).  After each
+ * job the writer is synced so the UI's read-only handle sees the rows.  Pausing is eng_search_stop(), which only
+ * sets a flag and is safe from the UI thread; running again resumes from
+ * the kept frontier.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "util.h"
+#include "wb.h"
+
+/* ---- the listener: store writer under mu, plus progress ------------------ */
+
+static void l_state(void *ctx, const eng_state_info *s)
+{
+	struct wb *wb = ctx;
+	if (wb->store_l.on_state)
+		wb->store_l.on_state(wb->store_l.ctx, s);
+	wb_lock(wb);
+	if ((uint64_t)s->id + 1 > wb->prog.distinct)
+		wb->prog.distinct = (uint64_t)s->id + 1;
+	wb->prog_seq++;
+	wb_unlock(wb);
+}
+
+static void l_transition(void *ctx, uint32_t from, uint32_t to, const char *label,
+			 const eng_obs *obs, bool new_state)
+{
+	struct wb *wb = ctx;
+	if (wb->store_l.on_transition)
+		wb->store_l.on_transition(wb->store_l.ctx, from, to, label, obs, new_state);
+}
+
+static void l_violation(void *ctx, const eng_violation *v)
+{
+	struct wb *wb = ctx;
+	if (wb->store_l.on_violation)
+		wb->store_l.on_violation(wb->store_l.ctx, v);
+	wb_lock(wb);
+	wb->prog.violations++;
+	wb->prog_seq++;
+	wb_unlock(wb);
+}
+
+static void l_progress(void *ctx, const eng_stats *t)
+{
+	struct wb *wb = ctx;
+	if (wb->store_l.on_progress)
+		wb->store_l.on_progress(wb->store_l.ctx, t);
+	wb_lock(wb);
+	wb->prog = *t;
+	wb->prog_seq++;
+	wb_unlock(wb);
+}
+
+static void l_done(void *ctx, const eng_stats *t)
+{
+	struct wb *wb = ctx;
+	if (wb->store_l.on_done)
+		wb->store_l.on_done(wb->store_l.ctx, t);
+	wb_lock(wb);
+	wb->prog = *t;
+	wb->prog_seq++;
+	wb_unlock(wb);
+}
+
+eng_listener wb_worker_listener(struct wb *wb)
+{
+	return (eng_listener){
+		.on_state = l_state,
+		.on_transition = l_transition,
+		.on_violation = l_violation,
+		.on_progress = l_progress,
+		.on_done = l_done,
+		.ctx = wb,
+	};
+}
+
+/* ---- jobs ------------------------------------------------------------------ */
+
+/* Weak: the workbench still builds against a store without it (states
+ * stepped by hand then show once the writer commits on its own). */
+extern int store_sync(store *st) __attribute__((weak));
+
+/* After the engine ran: hand the store the final figures and make every
+ * row written so far readable by the UI's read-only handle. */
+static void after_engine(struct wb *wb)
+{
+	const eng_stats *t = eng_search_stats(wb->search);
+	if (wb->store_l.on_progress)
+		wb->store_l.on_progress(wb->store_l.ctx, t);
+	if (store_sync)
+		store_sync(wb->wst);
+	wb_lock(wb);
+	wb->prog = *t;
+	wb->prog_seq++;
+	wb_unlock(wb);
+}
+
+static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len)
+{
+	if (from && eng_search_focus(wb->search, id) < 0) {
+		snprintf(msg, len, "cannot start from state %u: %s", id,
+			 eng_search_error(wb->search) ? eng_search_error(wb->search) : "no such state");
+		return;
+	}
+	uint64_t v0 = eng_search_stats(wb->search)->violations;
+	int rc = eng_search_run(wb->search);
+	after_engine(wb);
+	const eng_stats *t = eng_search_stats(wb->search);
+	if (rc < 0)
+		snprintf(msg, len, "search failed: %s", eng_search_error(wb->search));
+	else if (t->violations > v0)
+		snprintf(msg, len, "search stopped: %llu violation(s) found (v lists them)",
+			 (unsigned long long)(t->violations - v0));
+	else if (t->stopped)
+		snprintf(msg, len, "search paused at %llu distinct states (r resumes)",
+			 (unsigned long long)t->distinct);
+	else if (t->complete)
+		snprintf(msg, len, "search complete: %llu distinct states, %llu generated",
+			 (unsigned long long)t->distinct, (unsigned long long)t->generated);
+	else
+		snprintf(msg, len, "search ended at a bound: %llu distinct states",
+			 (unsigned long long)t->distinct);
+}
+
+struct replay_ctx {
+	struct wb *wb;
+};
+
+static void replay_step(void *ctx, size_t step, const char *label, const eng_succ *s,
+			bool matched)
+{
+	struct replay_ctx *c = ctx;
+	struct wb *wb = c->wb;
+	wb_lock(wb);
+	if (wb->rsteps && wb->replay_trace && step < wb->replay_trace->len) {
+		struct wb_rstep *r = &wb->rsteps[step];
+		r->done = true;
+		r->matched = matched;
+		r->got = s ? s->fp : (eng_fp){0, 0};
+		r->reply[0] = 0;
+		if (s && s->obs && s->obs->reply)
+			wb_escape(r->reply, sizeof r->reply, s->obs->reply, s->obs->reply_len);
+	}
+	wb_unlock(wb);
+}
+
+static void job_replay(struct wb *wb, size_t steps, char *msg, size_t len)
+{
+	if (!wb->fe) {
+		/* Browsing a database: open the run's target to replay against. */
+		char err[512];
+		eng_opts o;
+		eng_opts_default(&o);
+		eng_frontend *fe = wb->target ? tui_open_target(wb->target, &o, err, sizeof err) : NULL;
+		if (!fe) {
+			snprintf(msg, len, "cannot replay: %.200s",
+				 wb->target ? err : "the run names no scenario or model to run");
+			return;
+		}
+		wb_lock(wb);
+		wb->fe = fe;
+		wb_unlock(wb);
+	}
+	eng_trace pre;
+	wb_lock(wb);
+	pre = *wb->replay_trace;
+	if (steps < pre.len)
+		pre.len = steps;
+	for (size_t i = 0; i < wb->replay_trace->len; i++)
+		wb->rsteps[i].done = false;
+	wb->replay_diverged = SIZE_MAX;
+	wb->replay_why[0] = 0;
+	wb_unlock(wb);
+	size_t div = SIZE_MAX;
+	char why[256] = "";
+	struct replay_ctx c = {wb};
+	long n = eng_replay(wb->fe, &pre, replay_step, &c, &div, why, sizeof why);
+	wb_lock(wb);
+	wb->replay_diverged = div;
+	wb_escape(wb->replay_why, sizeof wb->replay_why, why, strlen(why));
+	wb_unlock(wb);
+	if (n < 0)
+		snprintf(msg, len, "replay failed: %.200s", why);
+	else if (div != SIZE_MAX)
+		snprintf(msg, len, "replay diverged at step %zu", div + 1);
+	else
+		snprintf(msg, len, "replayed %zu step(s): every fingerprint matched", pre.len);
+}
+
+static void job_describe(struct wb *wb, uint32_t id)
+{
+	eng_frontend *fe = wb->fe;
+	char *text = NULL;
+	if (fe && fe->ops->print) {
+		size_t len;
+		void *st = eng_search_state(wb->search, id, &len);
+		if (st) {
+			char *buf = NULL;
+			size_t blen = 0;
+			FILE *m = open_memstream(&buf, &blen);
+			if (m) {
+				fe->ops->print(fe, st, len, m);
+				fclose(m);
+				text = buf;
+			}
+			free(st);
+		}
+	}
+	wb_lock(wb);
+	free(wb->describe);
+	wb->describe = text;
+	wb->describe_id = id;
+	wb_unlock(wb);
+}
+
+struct sim_ctx {
+	uint64_t violations;
+	char first[200];
+};
+
+static void sim_violation(void *ctx, const eng_violation *v)
+{
+	struct sim_ctx *c = ctx;
+	if (c->violations++ == 0)
+		snprintf(c->first, sizeof c->first, "%s after %zu steps", v->property,
+			 v->trace ? v->trace->len : (size_t)0);
+}
+
+static void job_simulate(struct wb *wb, char *msg, size_t len)
+{
+	eng_sim_opts so = {.walks = 100, .depth = 100, .seed = 1, .keep_going = true};
+	struct sim_ctx c = {0};
+	eng_listener l = {.on_violation = sim_violation, .ctx = &c};
+	eng_stats out;
+	int rc = eng_simulate(wb->fe, &so, &l, 1, &out);
+	char first[220];
+	wb_escape(first, sizeof first, c.first, strlen(c.first));
+	if (rc < 0)
+		snprintf(msg, len, "simulation failed");
+	else if (c.violations)
+		snprintf(msg, len, "simulation: %llu walks, %llu steps, %llu violation(s); first: %.100s",
+			 (unsigned long long)so.walks, (unsigned long long)out.transitions,
+			 (unsigned long long)c.violations, first);
+	else
+		snprintf(msg, len, "simulation: %llu walks, %llu steps, no violation",
+			 (unsigned long long)so.walks, (unsigned long long)out.transitions);
+}
+
+static void *worker_main(void *arg)
+{
+	struct wb *wb = arg;
+	wb_lock(wb);
+	for (;;) {
+		while (!wb->quit && wb->job == WB_J_NONE)
+			pthread_cond_wait(&wb->cv, &wb->mu);
+		if (wb->quit)
+			break;
+		enum wb_job j = wb->job;
+		uint32_t id = wb->job_state;
+		char label[sizeof wb->job_label];
+		memcpy(label, wb->job_label, sizeof label);
+		size_t steps = wb->job_steps;
+		wb->job_running = true;
+		wb_unlock(wb);
+
+		char msg[256] = "";
+		int rc = 0;
+		uint32_t reached = ENG_NO_STATE;
+		switch (j) {
+		case WB_J_INIT:
+			rc = eng_search_init(wb->search);
+			after_engine(wb);
+			if (rc < 0)
+				snprintf(msg, sizeof msg, "cannot start: %s", eng_search_error(wb->search));
+			break;
+		case WB_J_RUN:
+		case WB_J_RUN_FROM:
+			job_run(wb, j == WB_J_RUN_FROM, id, msg, sizeof msg);
+			break;
+		case WB_J_EXPAND:
+			rc = eng_search_expand(wb->search, id);
+			after_engine(wb);
+			if (rc < 0)
+				snprintf(msg, sizeof msg, "cannot expand state %u: %s", id,
+					 eng_search_error(wb->search) ? eng_search_error(wb->search) : "unknown state");
+			else
+				snprintf(msg, sizeof msg, "expanded state %u: %d successor(s)", id, rc);
+			break;
+		case WB_J_APPLY: {
+			rc = eng_search_apply(wb->search, id, label, &reached);
+			after_engine(wb);
+			char el[80];
+			wb_escape(el, sizeof el, label, strlen(label));
+			if (rc < 0)
+				snprintf(msg, sizeof msg, "%s is not enabled in state %u%s%.120s", el, id,
+					 eng_search_error(wb->search) ? ": " : "",
+					 eng_search_error(wb->search) ? eng_search_error(wb->search) : "");
+			else
+				snprintf(msg, sizeof msg, "%s: state %u -> %u", el, id, reached);
+			break;
+		}
+		case WB_J_REPLAY:
+			job_replay(wb, steps, msg, sizeof msg);
+			break;
+		case WB_J_DESCRIBE:
+			job_describe(wb, id);
+			break;
+		case WB_J_SIMULATE:
+			job_simulate(wb, msg, sizeof msg);
+			break;
+		case WB_J_FIND: {
+			/* The visited set holds every fingerprint in memory: a scan
+			 * of a million takes milliseconds, unlike the store's pages. */
+			size_t plen = strlen(label);
+			uint64_t n = eng_search_count(wb->search);
+			for (uint64_t i = 0; i < n && reached == ENG_NO_STATE; i++) {
+				char hex[33];
+				if (strncmp(eng_fp_hex(eng_search_fp(wb->search, (uint32_t)i), hex), label, plen) == 0)
+					reached = (uint32_t)i;
+			}
+			if (reached == ENG_NO_STATE) {
+				rc = -1;
+				snprintf(msg, sizeof msg, "/%.40s: no state with that fingerprint prefix", label);
+			}
+			break;
+		}
+		case WB_J_NONE:
+			break;
+		}
+
+		wb_lock(wb);
+		wb->done_job = j;
+		wb->done_rc = rc;
+		wb->done_state = reached;
+		memcpy(wb->done_msg, msg, sizeof wb->done_msg);
+		wb->done_seq++;
+		wb->job = WB_J_NONE;
+		wb->job_running = false;
+	}
+	wb_unlock(wb);
+	return NULL;
+}
+
+void wb_worker_start(struct wb *wb)
+{
+	if (pthread_create(&wb->worker, NULL, worker_main, wb) != 0)
+		eng_die("cmc tui: cannot start the worker thread");
+	wb->worker_started = true;
+}
+
+void wb_worker_stop(struct wb *wb)
+{
+	if (!wb->worker_started)
+		return;
+	wb_lock(wb);
+	wb->quit = true;
+	if (wb->search)
+		eng_search_stop(wb->search);
+	pthread_cond_signal(&wb->cv);
+	wb_unlock(wb);
+	pthread_join(wb->worker, NULL);
+	wb->worker_started = false;
+}
+
+bool wb_submit(struct wb *wb, enum wb_job j, uint32_t state, const char *label, size_t steps)
+{
+	bool ok;
+	wb_lock(wb);
+	ok = wb->job == WB_J_NONE;
+	if (ok) {
+		wb->job = j;
+		wb->job_state = state;
+		snprintf(wb->job_label, sizeof wb->job_label, "%s", label ? label : "");
+		wb->job_steps = steps;
+		pthread_cond_signal(&wb->cv);
+	}
+	wb_unlock(wb);
+	if (!ok)
+		wb_msg(wb, true, "busy: the engine is working (p pauses a search)");
+	return ok;
+}
+
+bool wb_busy(struct wb *wb)
+{
+	wb_lock(wb);
+	bool b = wb->job != WB_J_NONE;
+	wb_unlock(wb);
+	return b;
+}
+
+void wb_pause(struct wb *wb)
+{
+	wb_lock(wb);
+	bool running = wb->job == WB_J_RUN || wb->job == WB_J_RUN_FROM;
+	if (running && wb->search)
+		eng_search_stop(wb->search);
+	wb_unlock(wb);
+	if (!running)
+		wb_msg(wb, false, "no search is running (r runs one)");
+	else
+		wb_msg(wb, false, "pausing...");
+}
+
+void wb_poll(struct wb *wb)
+{
+	bool prog = false, done = false;
+	char msg[256] = "";
+	enum wb_job j = WB_J_NONE;
+	int rc = 0;
+	uint32_t reached = ENG_NO_STATE;
+	wb_lock(wb);
+	if (wb->prog_seq != wb->seen_prog) {
+		wb->seen_prog = wb->prog_seq;
+		prog = true;
+		if (wb->run_is_live)
+			wb->n_states = wb->prog.distinct;
+	}
+	if (wb->done_seq != wb->seen_done) {
+		wb->seen_done = wb->done_seq;
+		done = true;
+		j = wb->done_job;
+		rc = wb->done_rc;
+		reached = wb->done_state;
+		memcpy(msg, wb->done_msg, sizeof msg);
+	}
+	bool running = wb->job != WB_J_NONE;
+	wb_unlock(wb);
+	if (running)
+		wb->dirty = true; /* the header shows the engine at work */
+	if (prog && wb->run_is_live) {
+		wb->data_gen++;
+		wb->dirty = true;
+	}
+	if (!done)
+		return;
+	wb->dirty = true;
+	wb->data_gen++;
+	if (msg[0])
+		wb_msg(wb, rc < 0 || strncmp(msg, "cannot", 6) == 0, "%s", msg);
+	if (j == WB_J_APPLY && rc >= 0 && reached != ENG_NO_STATE)
+		wb_goto_state(wb, reached);
+	if (j == WB_J_FIND && rc >= 0 && reached != ENG_NO_STATE) {
+		wb_goto_state(wb, reached);
+		wb_go(wb, WB_V_STATE);
+	}
+	if (j == WB_J_INIT && rc >= 0 && wb->cur == ENG_NO_STATE && wb->n_states)
+		wb->cur = 0;
+}
