@@ -140,14 +140,29 @@ static bool over_limit(const fpset *s, size_t more)
 	return s->mem_limit && s->bytes + more > s->mem_limit;
 }
 
+/* Out of memory with no index left: nothing can be kept consistent. */
+static _Noreturn void eng_die_oom(uint64_t count)
+{
+	fprintf(stderr, "cmc: out of memory rebuilding the visited set's index at %llu states\n",
+		(unsigned long long)count);
+	exit(2);
+}
+
 static bool grow_index(fpset *s)
 {
 	uint64_t ncap = s->cap + s->cap / 2;
 	if (over_limit(s, index_bytes(ncap)))
 		return false;
+	/* The index is rebuilt from the records, so the old one can go first:
+	 * the two never coexist and the peak stays at the new one's size. */
+	free(s->slot);
 	uint32_t *ns = calloc(ncap, sizeof *ns);
-	if (!ns)
-		return false;
+	if (!ns) { /* keep the set usable at its old size, and say it is full */
+		ncap = s->cap;
+		ns = calloc(ncap, sizeof *ns);
+		if (!ns)
+			eng_die_oom(s->count);
+	}
 	for (uint64_t id = 0; id < s->count; id++) {
 		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
 		uint64_t p = pos_of(fp, ncap);
@@ -156,12 +171,12 @@ static bool grow_index(fpset *s)
 				p = 0;
 		ns[p] = tag_of(fp) | (uint32_t)(id + 1);
 	}
-	free(s->slot);
+	bool grew = ncap != s->cap;
 	s->bytes += index_bytes(ncap) - index_bytes(s->cap);
 	s->slot = ns;
 	s->cap = ncap;
 	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
-	return true;
+	return grew;
 }
 
 static bool add_chunk(fpset *s)
