@@ -169,6 +169,9 @@ typedef struct eng_opts {
 				    * one.  Breadth-first only; the results
 				    * (ids, counts, traces, listener calls and
 				    * their order) do not depend on it. */
+	bool jobs_auto;            /* jobs is a default, not a request: run one
+				    * job when expanding a state costs too
+				    * little to share between threads */
 } eng_opts;
 
 void eng_opts_default(eng_opts *o);

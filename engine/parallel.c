@@ -30,16 +30,32 @@
 #include "util.h"
 
 #define CHUNK_MIN 4
+#define DECLINE_BELOW_S 20e-6 /* CPU per state expanded, all threads */
 #define CHUNK_MAX 4096
 #define NONE32 UINT32_MAX
+#define GRAB 8 /* slots a worker takes at once: one lookup batch */
 
-/* One serialised successor; its variable parts follow it in the slot. */
+/*
+ * One serialised successor.  The state's bytes follow the header (16-byte
+ * aligned, as frontends expect), then the label; when has_ext, a struct
+ * xext and its strings and observation bytes follow.  Plain successors (a
+ * model's) are header + state + label, about one cache line: the records
+ * cross from a worker's core to the admitting one, and that traffic is what
+ * parallel search pays.
+ */
 struct __attribute__((aligned(16))) xrec {
 	eng_fp fp;
 	uint32_t size;          /* whole record, padded to 16 */
-	uint32_t pre;           /* id found in the parallel phase, or NONE32 */
-	uint32_t label_len, state_len, prop_len, viol_len; /* NONE32: NULL */
-	uint8_t has_state, terminal, has_obs;
+	uint32_t pre;           /* id found by lookup(), or NONE32 */
+	uint32_t dups_before;   /* duplicates compact() dropped just before it */
+	uint32_t label_len;     /* NONE32: NULL */
+	uint32_t state_len;
+	uint8_t has_state, terminal, has_ext;
+};
+
+struct xext {
+	uint32_t prop_len, viol_len;                   /* NONE32: NULL */
+	uint8_t has_obs;
 	eng_fp raw, canon;
 	unsigned flags;
 	int exit_status, term_signal;
@@ -53,8 +69,21 @@ struct slot {
 	size_t in_len, in_cap;
 	unsigned char *buf;     /* its successors, serialised */
 	size_t len, cap;
-	uint32_t nsucc;
+	uint32_t nsucc;         /* successors produced (deadlock: none) */
+	uint32_t dups_tail;     /* duplicates dropped after the last record */
 	int rc;
+	size_t scr_off, scr_len; /* its records in the worker's scratch */
+};
+
+/*
+ * A worker's scratch: successors are serialised here first, on memory only
+ * this core touches, looked up, and only the records the admitting thread
+ * needs are copied into the slot.  Writing straight into slots made every
+ * record cross cores twice (the slots were last read by the admitter).
+ */
+struct wbuf {
+	unsigned char *buf;
+	size_t len, cap;
 };
 
 struct eng_pool {
@@ -67,14 +96,17 @@ struct eng_pool {
 	size_t nslots, slots_cap, admit_next, chunk;
 	atomic_size_t next;
 	bool quit;
+	bool drop_dups;         /* no listener wants transitions */
+	bool declined;          /* jobs_auto and states too cheap: one job */
+	struct wbuf *scratch;   /* per thread */
 };
 
 struct xctx {
 	struct eng_pool *p;
-	struct slot *sl;
+	struct wbuf *sl;
 };
 
-static void put(struct slot *sl, const void *p, size_t n)
+static void put(struct wbuf *sl, const void *p, size_t n)
 {
 	if (sl->len + n > sl->cap) {
 		sl->cap = (sl->len + n) * 2 + 256;
@@ -85,7 +117,7 @@ static void put(struct slot *sl, const void *p, size_t n)
 	sl->len += n;
 }
 
-static uint32_t put_str(struct slot *sl, const char *s)
+static uint32_t put_str(struct wbuf *sl, const char *s)
 {
 	if (!s)
 		return NONE32;
@@ -94,7 +126,7 @@ static uint32_t put_str(struct slot *sl, const char *s)
 	return (uint32_t)n;
 }
 
-static uint32_t put_bytes(struct slot *sl, const void *p, size_t n)
+static uint32_t put_bytes(struct wbuf *sl, const void *p, size_t n)
 {
 	if (!p)
 		return NONE32;
@@ -106,55 +138,125 @@ static uint32_t put_bytes(struct slot *sl, const void *p, size_t n)
 static bool x_cb(void *ctx, const eng_succ *x)
 {
 	struct xctx *c = ctx;
-	struct slot *sl = c->sl;
+	struct wbuf *sl = c->sl;
 	size_t at = sl->len;
-	struct xrec r;
-	memset(&r, 0, sizeof r);
+	struct xrec r = {x->fp, 0, NONE32, 0, NONE32, NONE32, x->state != NULL, x->terminal, 0};
 	put(sl, &r, sizeof r);
-	r.fp = x->fp;
-	r.pre = x->state ? fpset_get(c->p->s->set, x->fp) : NONE32;
-	/* the state first: it lands 16-byte aligned, as frontends expect */
-	r.has_state = x->state != NULL;
-	r.state_len = x->state ? put_bytes(sl, x->state, x->state_len) : NONE32;
+	if (x->state)
+		r.state_len = put_bytes(sl, x->state, x->state_len);
 	r.label_len = put_str(sl, x->label);
-	r.prop_len = put_str(sl, x->property);
-	r.viol_len = put_str(sl, x->violation);
-	r.terminal = x->terminal;
-	if (x->obs) {
-		const eng_obs *o = x->obs;
-		r.has_obs = 1;
-		r.raw = o->raw;
-		r.canon = o->canon;
-		r.flags = o->flags;
-		r.exit_status = o->exit_status;
-		r.term_signal = o->term_signal;
-		r.alloc_failed = o->alloc_failed;
-		r.alloc_checked = o->alloc_checked;
-		r.raw_len = put_bytes(sl, o->raw_bytes, o->raw_len);
-		r.canon_len = put_bytes(sl, o->canon_rec, o->canon_len);
-		r.reply_len = put_bytes(sl, o->reply, o->reply_len);
-		r.fault_len = put_str(sl, o->fault);
+	if (x->property || x->violation || x->obs) {
+		struct xext e;
+		memset(&e, 0, sizeof e);
+		size_t eat = sl->len;
+		r.has_ext = 1;
+		put(sl, &e, sizeof e);
+		e.prop_len = put_str(sl, x->property);
+		e.viol_len = put_str(sl, x->violation);
+		if (x->obs) {
+			const eng_obs *o = x->obs;
+			e.has_obs = 1;
+			e.raw = o->raw;
+			e.canon = o->canon;
+			e.flags = o->flags;
+			e.exit_status = o->exit_status;
+			e.term_signal = o->term_signal;
+			e.alloc_failed = o->alloc_failed;
+			e.alloc_checked = o->alloc_checked;
+			e.raw_len = put_bytes(sl, o->raw_bytes, o->raw_len);
+			e.canon_len = put_bytes(sl, o->canon_rec, o->canon_len);
+			e.reply_len = put_bytes(sl, o->reply, o->reply_len);
+			e.fault_len = put_str(sl, o->fault);
+		}
+		memcpy(sl->buf + eat, &e, sizeof e);
 	}
 	size_t pad = (16 - (sl->len - at) % 16) % 16;
 	static const unsigned char zeros[16];
 	put(sl, zeros, pad);
 	r.size = (uint32_t)(sl->len - at);
 	memcpy(sl->buf + at, &r, sizeof r);
-	sl->nsucc++;
 	return true;
+}
+
+/*
+ * Look up every successor of slots [a, b) in the visited set, in three
+ * passes so the cache misses overlap: start loading each index slot, then
+ * each record a slot points at, then compare.  The set is read-only while
+ * workers run.
+ */
+static void lookup(struct eng_pool *p, struct wbuf *w, size_t a, size_t b)
+{
+	const fpset *set = p->s->set;
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = a; i < b; i++) {
+			struct slot *sl = &p->slots[i];
+			for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len;) {
+				struct xrec *r = (struct xrec *)(w->buf + off);
+				if (r->has_state) {
+					if (pass == 0)
+						fpset_prefetch_slot(set, r->fp);
+					else if (pass == 1)
+						fpset_prefetch_record(set, r->fp);
+					else
+						r->pre = fpset_get(set, r->fp);
+				}
+				off += r->size;
+			}
+		}
+}
+
+/*
+ * Without transition listeners a duplicate only counts: drop it here, on
+ * the worker's core, and leave the count beside the next record so the
+ * admitting thread counts generated states exactly where a one-thread
+ * search would (which matters when it stops at a violation).
+ */
+static void compact(struct eng_pool *p, struct wbuf *w, struct slot *sl)
+{
+	size_t rd = sl->scr_off, end = sl->scr_off + sl->scr_len;
+	uint32_t dups = 0;
+	sl->len = 0;
+	sl->nsucc = 0;
+	while (rd < end) {
+		struct xrec *r = (struct xrec *)(w->buf + rd);
+		size_t size = r->size;
+		sl->nsucc++;
+		if (p->drop_dups && r->has_state && !r->has_ext && r->pre != NONE32) {
+			dups++;
+		} else {
+			r->dups_before = dups;
+			dups = 0;
+			if (sl->len + size > sl->cap) {
+				sl->cap = (sl->len + size) * 2 + 256;
+				sl->buf = eng_xrealloc(sl->buf, sl->cap);
+			}
+			memcpy(sl->buf + sl->len, r, size);
+			sl->len += size;
+		}
+		rd += size;
+	}
+	sl->dups_tail = dups;
 }
 
 static void expand_slots(struct eng_pool *p, unsigned w)
 {
+	struct wbuf *scr = &p->scratch[w];
 	for (;;) {
-		size_t i = atomic_fetch_add(&p->next, 1);
-		if (i >= p->nslots)
+		size_t a = atomic_fetch_add(&p->next, GRAB);
+		if (a >= p->nslots)
 			return;
-		struct slot *sl = &p->slots[i];
-		struct xctx c = {p, sl};
-		sl->len = 0;
-		sl->nsucc = 0;
-		sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
+		size_t b = a + GRAB < p->nslots ? a + GRAB : p->nslots;
+		scr->len = 0;
+		for (size_t i = a; i < b; i++) {
+			struct slot *sl = &p->slots[i];
+			struct xctx c = {p, scr};
+			sl->scr_off = scr->len;
+			sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
+			sl->scr_len = scr->len - sl->scr_off;
+		}
+		lookup(p, scr, a, b);
+		for (size_t i = a; i < b; i++)
+			compact(p, scr, &p->slots[i]);
 	}
 }
 
@@ -209,6 +311,11 @@ int eng__pool_start(eng_search *s)
 			eng_die("cannot start a worker thread");
 	}
 	p->chunk = CHUNK_MIN * p->n;
+	p->scratch = eng_xcalloc(p->n, sizeof *p->scratch);
+	p->drop_dups = true;
+	for (size_t i = 0; i < s->nls; i++)
+		if (s->ls[i].on_transition)
+			p->drop_dups = false;
 	s->pool = p;
 	return 0;
 }
@@ -232,10 +339,18 @@ void eng__pool_free(eng_search *s)
 		free(p->slots[i].buf);
 	}
 	free(p->slots);
+	for (unsigned w = 0; w < p->n; w++)
+		free(p->scratch[w].buf);
+	free(p->scratch);
 	free(p->fe);
 	free(p->th);
 	free(p);
 	s->pool = NULL;
+}
+
+bool eng__pool_declined(const eng_search *s)
+{
+	return s->pool && s->pool->declined;
 }
 
 bool eng__pool_pending(const eng_search *s)
@@ -261,7 +376,13 @@ static const void *bytes_at(const unsigned char **q, uint32_t len)
 	return r;
 }
 
-/* Admit slot i's successors in order; false when the search must stop. */
+static void count_dups(eng_search *s, uint32_t n)
+{
+	s->st.generated += n;
+	s->st.transitions += n;
+}
+
+/* Admit a slot's successors in order; false when the search must stop. */
 static bool admit_slot(eng_search *s, struct slot *sl)
 {
 	s->cur_id = sl->id;
@@ -283,29 +404,37 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		x.state = r.has_state ? bytes_at(&v, r.state_len) : NULL;
 		x.state_len = r.has_state ? r.state_len : 0;
 		x.label = str_at(&v, r.label_len);
-		x.property = str_at(&v, r.prop_len);
-		x.violation = str_at(&v, r.viol_len);
 		x.terminal = r.terminal;
-		if (r.has_obs) {
-			o.raw = r.raw;
-			o.canon = r.canon;
-			o.flags = r.flags;
-			o.exit_status = r.exit_status;
-			o.term_signal = r.term_signal;
-			o.alloc_failed = r.alloc_failed;
-			o.alloc_checked = r.alloc_checked;
-			o.raw_bytes = bytes_at(&v, r.raw_len);
-			o.raw_len = r.raw_len == NONE32 ? 0 : r.raw_len;
-			o.canon_rec = bytes_at(&v, r.canon_len);
-			o.canon_len = r.canon_len == NONE32 ? 0 : r.canon_len;
-			o.reply = bytes_at(&v, r.reply_len);
-			o.reply_len = r.reply_len == NONE32 ? 0 : r.reply_len;
-			o.fault = str_at(&v, r.fault_len);
-			x.obs = &o;
+		if (r.has_ext) {
+			struct xext e;
+			memcpy(&e, v, sizeof e);
+			v += sizeof e;
+			x.property = str_at(&v, e.prop_len);
+			x.violation = str_at(&v, e.viol_len);
+			if (e.has_obs) {
+				o.raw = e.raw;
+				o.canon = e.canon;
+				o.flags = e.flags;
+				o.exit_status = e.exit_status;
+				o.term_signal = e.term_signal;
+				o.alloc_failed = e.alloc_failed;
+				o.alloc_checked = e.alloc_checked;
+				o.raw_bytes = bytes_at(&v, e.raw_len);
+				o.raw_len = e.raw_len == NONE32 ? 0 : e.raw_len;
+				o.canon_rec = bytes_at(&v, e.canon_len);
+				o.canon_len = e.canon_len == NONE32 ? 0 : e.canon_len;
+				o.reply = bytes_at(&v, e.reply_len);
+				o.reply_len = e.reply_len == NONE32 ? 0 : e.reply_len;
+				o.fault = str_at(&v, e.fault_len);
+				x.obs = &o;
+			}
 		}
+		count_dups(s, r.dups_before);
 		go = eng__admit(s, &x, sl->id, sl->depth + 1, r.pre);
 		q += r.size;
 	}
+	if (go)
+		count_dups(s, sl->dups_tail);
 	if (sl->nsucc == 0 && s->o.check_deadlock && !s->fe->deadlock_ok)
 		eng__add_pending(s, sl->id, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
 	eng__flush_pending(s);
@@ -348,8 +477,27 @@ void eng__pool_step(eng_search *s)
 			p->chunk *= 2;
 		else if (dt > 0.2 && p->chunk > CHUNK_MIN * p->n)
 			p->chunk /= 2;
+		/* Every record crosses from a worker's core to this one: when a
+		 * state's expansion costs less than that traffic and the
+		 * hand-over (measured: a model's microsecond or so), one
+		 * thread is faster, and results are the same either way. */
+		if (s->o.jobs_auto && n >= CHUNK_MAX / 4 &&
+		    dt * (double)p->n / (double)n < DECLINE_BELOW_S)
+			p->declined = true;
 	}
 	while (p->admit_next < p->nslots) {
+		/* successors still unknown will be inserted: start loading
+		 * where they go, a few slots ahead */
+		size_t ahead = p->admit_next + GRAB;
+		if (ahead < p->nslots) {
+			struct slot *sl = &p->slots[ahead];
+			for (size_t off = 0; off < sl->len;) {
+				struct xrec *r = (struct xrec *)(sl->buf + off);
+				if (r->has_state && r->pre == NONE32)
+					fpset_prefetch_slot(s->set, r->fp);
+				off += r->size;
+			}
+		}
 		struct slot *sl = &p->slots[p->admit_next++];
 		if (!admit_slot(s, sl))
 			break;

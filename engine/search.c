@@ -421,8 +421,11 @@ int eng_search_run(eng_search *s)
 	if (eng_search_init(s) < 0)
 		goto out;
 	eng_qentry e;
-	if (s->o.jobs > 1 && s->o.order == ENG_BFS && (s->pool || eng__pool_start(s) == 0)) {
+	if (s->o.jobs > 1 && s->o.order == ENG_BFS && !eng__pool_declined(s) &&
+	    (s->pool || eng__pool_start(s) == 0)) {
 		while (!s->stop && (eng__pool_pending(s) || eng_queue_len(s->q))) {
+			if (eng__pool_declined(s) && !eng__pool_pending(s))
+				break; /* on with one thread, below */
 			eng__pool_step(s);
 			uint64_t f = eng_queue_len(s->q);
 			if (f > s->st.frontier_max)
@@ -430,7 +433,8 @@ int eng_search_run(eng_search *s)
 			s->ticks |= 255; /* a chunk is long enough to look at the clock */
 			eng__tick(s);
 		}
-		goto out;
+		if (s->stop || !eng__pool_declined(s))
+			goto out;
 	}
 	while (!s->stop && eng_queue_pop(s->q, &e)) {
 		expand(s, e.id, e.depth, e.state, e.len);

@@ -89,6 +89,7 @@ void eng__tick(eng_search *s);
 int eng__pool_start(eng_search *s);
 void eng__pool_step(eng_search *s);
 bool eng__pool_pending(const eng_search *s);
+bool eng__pool_declined(const eng_search *s);
 void eng__pool_free(eng_search *s);
 
 #endif

@@ -173,6 +173,7 @@ static int check_exec(int argc, char **argv)
 	 * every core is used unless told otherwise. */
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = a.have_jobs ? (unsigned)a.jobs : cores > 0 ? (unsigned)cores : 1;
+	o.jobs_auto = !a.have_jobs;
 	if (o.jobs > 1 && (!fe->ops->clone || o.order != ENG_BFS)) {
 		if (a.have_jobs)
 			fprintf(stderr, "cmc check: running one job: %s\n",

@@ -57,7 +57,8 @@ spin_secs=$(sed -n 's/^pan: elapsed time \([0-9.e+-]*\) seconds.*/\1/p' "$tmp/pa
 spin_rss=$(rss_kib "$tmp/pan.time")
 
 # --- cmc ----------------------------------------------------------------
-/usr/bin/time -v "$CMC" check "$model" --json >"$tmp/cmc.json" 2>"$tmp/cmc.time"
+# One worker, no store: the search itself against pan's single thread.
+/usr/bin/time -v "$CMC" check "$model" --no-store --jobs 1 --json >"$tmp/cmc.json" 2>"$tmp/cmc.time"
 rc=$?
 if [ "$rc" -ne 0 ]; then
 	echo "engine.sh: cmc check $model exited $rc" >&2
@@ -91,3 +92,13 @@ echo "cmc bytes/state: $cmc_bps"
 echo "spin bytes/state: $spin_bps"
 echo "ratio states/s cmc/spin: $(ratio "$cmc_rate" "$spin_rate")"
 echo "ratio bytes/state cmc/spin: $(ratio "$cmc_bps" "$spin_bps")"
+
+# The same search on two worker threads (engine/parallel.c): identical
+# counts by construction; the speed-up is what the second core buys.
+"$CMC" check "$model" --no-store --jobs 2 --json >"$tmp/cmc2.json" 2>/dev/null
+j2_secs=$(sed -n 's/.*"elapsed_s": *\([^,}]*\).*/\1/p' "$tmp/cmc2.json")
+j2_states=$(sed -n 's/.*"distinct": *\([^,}]*\).*/\1/p' "$tmp/cmc2.json")
+[ "$j2_states" = "$cmc_states" ] || echo "engine.sh: --jobs 2 found $j2_states states, --jobs 1 $cmc_states" >&2
+j2_rate=$(awk -v n="$j2_states" -v t="$j2_secs" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
+echo "cmc --jobs 2 states/s: $j2_rate"
+echo "ratio states/s --jobs 2 / --jobs 1: $(ratio "$j2_rate" "$cmc_rate")"
