@@ -6,6 +6,8 @@
 #   make SANITIZE=address,undefined test
 #                     the same under ASan+UBSan (all but the preload and targets)
 #   make bench        print the benchmarks' figures
+#   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each, default 60)
+#   make valgrind     the main paths under valgrind memcheck
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # Sources are found by wildcard: a new engine/foo.c joins libcmc.a, a new
@@ -65,7 +67,7 @@ MODEL_SO := $(patsubst share/models/%.c,$(B)/models/%.so,$(filter-out share/mode
 # Fragments add to these.
 EXTRA_ALL :=
 
-.PHONY: all run test bench install clean fuzz check-deps
+.PHONY: all run test bench install clean fuzz check-deps valgrind
 all: $(CMC) $(LIBCMC) $(PRELOAD) $(UNIT_BIN) $(MODEL_SO) extra
 
 $(B)/obj/%.o: %.c $(B)/config.mk
@@ -129,6 +131,11 @@ test: all
 
 bench: all
 	@for b in tests/bench/*.sh; do echo "== $$b"; B=$(B) sh $$b; done
+
+# Main paths under valgrind memcheck (zero errors, zero definite leaks).
+valgrind: all
+	@sh share/deps.sh --test valgrind:valgrind
+	@B=$(B) sh tests/valgrind.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/cmc \

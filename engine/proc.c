@@ -453,7 +453,7 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 	/* $CMC_EXEC=replay|fork sets the default executor (for commands
 	 * without --exec, and for tests); fork falls back to replay by itself. */
 	const char *ex = getenv("CMC_EXEC");
-	p->exec_replay = ex ? !strcmp(ex, "replay") : true; /* h8: fork default once the suite agrees */
+	p->exec_replay = ex && !strcmp(ex, "replay");
 	p->x = new_exec(p);
 	p->opts = opts;
 	if (sc->depth)

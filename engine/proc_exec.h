@@ -47,6 +47,7 @@ enum proc_fault {
 	PROC_FAULT_PROTOCOL, /* malformed canonical/control record, bad region header */
 	PROC_FAULT_HEAP,     /* the preload reported a fault (exhausted, base taken...) */
 	PROC_FAULT_STOPPED,  /* the target stopped (SIGSTOP, ptrace) */
+	PROC_FAULT_LIMIT,    /* a resource limit was hit (proc_limits.c) */
 };
 
 const char *proc_fault_name(enum proc_fault f);
@@ -122,7 +123,7 @@ struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *pr
 /* The fork-snapshot executor (proc_fork.c): at most `limit` live snapshots
  * (0: PROC_FORK_LIMIT_DEFAULT); falls back to replay, saying why on stderr,
  * for targets it cannot snapshot. */
-#define PROC_FORK_LIMIT_DEFAULT 200
+#define PROC_FORK_LIMIT_DEFAULT 1000
 struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
 				const struct proc_image *img, size_t limit);
 

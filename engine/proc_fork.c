@@ -11,7 +11,8 @@
  * most likely ask for next.
  *
  * The pool.  At most `limit` snapshots live besides the root (setting
- * `snapshots`, default PROC_FORK_LIMIT_DEFAULT); a snapshot holds two fds in
+ * `snapshots`, default PROC_FORK_LIMIT_DEFAULT, about 1 GiB of a list-sized
+ * target's dirtied pages and page tables); a snapshot holds two fds in
  * cmc (its input channel, which must stay open or the target would see EOF,
  * and its snapshot socket) and only the pages it dirtied.  Usefulness:
  *   - a state is expanded once: release() kills the origin (never the root);
@@ -21,7 +22,11 @@
  *     the engine did not admit, or one it will ask for much later under DFS);
  *   - when the pool is full a stale snapshot is evicted, oldest first; with
  *     none stale the new child is not kept (the newest is the one needed
- *     last, so keeping the older ones is Belady's choice for BFS).
+ *     last, so keeping the older ones is Belady's choice for BFS), and its
+ *     origin is kept instead of being killed at release (`parent`): one
+ *     snapshot stands for all the children it could not keep, each of which
+ *     then costs one fork and one replayed operation.  A parent is stale
+ *     once a state two levels below it is asked for.
  * A state with no snapshot is re-created by forking its nearest live
  * ancestor (the root at worst) and replaying the rest of its trace.
  *
@@ -40,14 +45,18 @@
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "cmc_region.h"
+#include "proc_limits.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -62,6 +71,7 @@ struct snap {
 	struct proc_buf *replies;
 	uint64_t seq;           /* creation order */
 	bool stale;
+	bool parent;            /* expanded, kept for children the pool could not hold */
 };
 
 struct forkx {
@@ -78,6 +88,8 @@ struct forkx {
 	int conn_no;            /* tcp: the target's connection fd number, -1 unknown */
 	uint64_t seq;
 	struct proc_obs scratch;
+	bool pinned;            /* the executing thread was pinned to one cpu */
+	cpu_set_t saved_cpus;   /* its affinity before */
 };
 
 /* ---- processes --------------------------------------------------------- */
@@ -190,10 +202,12 @@ static int tcp_pair(struct forkx *f, int *mine, int *theirs, uint16_t *cport)
 	return 0;
 }
 
-/* Wait for one message on the snapshot socket. */
+/* Wait for one message on the snapshot socket: yield-and-check for a
+ * moment first (the answer usually comes within ~100 us, and a sleeping
+ * poll adds a wake-up to every transition), then poll. */
 static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms)
 {
-	double deadline = eng_now() + timeout_ms / 1000.0;
+	double t0 = eng_now(), deadline = t0 + timeout_ms / 1000.0;
 	for (;;) {
 		ssize_t r = recv(fd, m, sizeof *m, MSG_DONTWAIT);
 		if (r == (ssize_t)sizeof *m && m->magic == CMC_SNAP_MAGIC)
@@ -202,9 +216,13 @@ static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms)
 			return -1; /* malformed, or the snapshot is gone */
 		if (proc_interrupted)
 			return -1;
-		double left = deadline - eng_now();
+		double now = eng_now(), left = deadline - now;
 		if (left <= 0)
 			return -1;
+		if (now - t0 < 0.0003) {
+			sched_yield();
+			continue;
+		}
 		struct pollfd p = {.fd = fd, .events = POLLIN};
 		poll(&p, 1, left > 0.05 ? 50 : (int)(left * 1000) + 1);
 	}
@@ -301,6 +319,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->diag_fd = -1;
+	t->jail = proc_jail_adopt(sc, t->pid); /* h9: its own process cap and kill scope */
 	t->in_fd = in_mine;
 	t->out_fd = out[0];
 	t->snap_fd = sp[0];
@@ -342,14 +361,17 @@ static void pool_remove(struct forkx *f, struct snap *s)
 		}
 }
 
-/* Room for one more, evicting the oldest stale snapshot if needed. */
-static bool pool_room(struct forkx *f)
+/* Room for one more: evict the oldest stale snapshot, else (when
+ * `parents`) the oldest parent; false when neither exists. */
+static bool pool_room(struct forkx *f, bool parents)
 {
 	if (f->npool < f->limit)
 		return true;
-	for (size_t i = 0; i < f->npool; i++) /* the pool is in creation order */
-		if (f->pool[i]->stale && f->pool[i] != f->origin) {
+	for (int pass = 0; pass < 1 + parents; pass++)
+		for (size_t i = 0; i < f->npool; i++) { /* the pool is in creation order */
 			struct snap *s = f->pool[i];
+			if (s == f->origin || !(pass ? s->parent : s->stale))
+				continue;
 			pool_remove(f, s);
 			snap_free(s);
 			return true;
@@ -371,7 +393,8 @@ static struct snap *snap_new(struct forkx *f, struct proc_target *t, const struc
 	s->seq = f->seq++;
 	if (n) {
 		s->trace = eng_xmalloc(n * sizeof *s->trace);
-		memcpy(s->trace, parent->trace, parent->n * sizeof *s->trace);
+		if (parent->n) /* h9: memcpy from NULL is UB (UBSan), even for 0 bytes */
+			memcpy(s->trace, parent->trace, parent->n * sizeof *s->trace);
 		if (op >= 0)
 			s->trace[n - 1] = (uint16_t)op;
 		s->replies = eng_xcalloc(n, sizeof *s->replies);
@@ -454,8 +477,12 @@ static int start_root(struct forkx *f, struct proc_obs *obs)
 	const char *why = NULL;
 	char buf[64];
 	int nt = task_count(t->pid);
-	if (recv(t->snap_fd, &m, sizeof m, MSG_DONTWAIT) != (ssize_t)sizeof m || m.magic != CMC_SNAP_MAGIC ||
-	    m.kind != CMC_SNAP_READY)
+	/* One READY per exec that loaded the preload (a wrapper such as sh
+	 * that execs the program sends one too): all of them, the last counts. */
+	bool ready = false;
+	while (recv(t->snap_fd, &m, sizeof m, MSG_DONTWAIT) == (ssize_t)sizeof m)
+		ready = m.magic == CMC_SNAP_MAGIC && m.kind == CMC_SNAP_READY && m.a == t->pid;
+	if (!ready)
 		why = "the preload's snapshot server is not running in the target (statically linked?)";
 	else if (nt != 1) {
 		snprintf(buf, sizeof buf, "the target runs %d threads", nt);
@@ -514,9 +541,43 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
 	return r;
 }
 
+/*
+ * Keep the worker and its targets on one cpu: a transition is a chain of
+ * hand-offs (cmc asks, the snapshot forks, the child answers), and on one
+ * run queue each hand-off is a yield, not a cross-cpu wake-up that waits
+ * for the other cpu's current task (measured: ~0.5 ms per hand-off on a
+ * busy 2-cpu machine).  Executors take cpus round robin, so --jobs 2 uses
+ * both; the targets inherit the thread's affinity when they are started.
+ */
+static void pin(struct forkx *f)
+{
+	static unsigned next;
+	cpu_set_t cur, one;
+	if (f->pinned || sched_getaffinity(0, sizeof cur, &cur) < 0 || CPU_COUNT(&cur) < 2)
+		return;
+	/* Start from the cpu the scheduler runs us on now (other cmc processes
+	 * are elsewhere), then round robin over the allowed ones. */
+	int here = sched_getcpu(), base = 0;
+	for (int c = 0; c < here && c < CPU_SETSIZE; c++)
+		base += CPU_ISSET(c, &cur) != 0;
+	unsigned k = ((unsigned)base + __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) % (unsigned)CPU_COUNT(&cur);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &cur) && k-- == 0) {
+			CPU_ZERO(&one);
+			CPU_SET(c, &one);
+			if (sched_setaffinity(0, sizeof one, &one) == 0) {
+				f->saved_cpus = cur;
+				f->pinned = true;
+			}
+			return;
+		}
+}
+
 static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs)
 {
 	struct forkx *f = (struct forkx *)x;
+	if (!f->root && !f->fb)
+		pin(f);
 	if (!f->fb && !f->root) {
 		int rc = start_root(f, n == 0 ? obs : NULL);
 		if (rc < 0)
@@ -540,9 +601,14 @@ static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, stru
 		if (same_trace(f->pool[i], trace, n)) {
 			f->origin = f->pool[i];
 			for (size_t j = 0; j < i; j++)
-				f->pool[j]->stale = true;
+				f->pool[j]->stale |= !f->pool[j]->parent;
 		}
 	f->origin_temp = false;
+	/* A parent two levels above the state asked for has had all its
+	 * dropped children asked for already (breadth-first). */
+	for (size_t i = 0; i < f->npool; i++)
+		if (f->pool[i]->parent && f->pool[i]->n + 1 < n)
+			f->pool[i]->stale = true;
 	if (!f->origin) {
 		/* the nearest live ancestor */
 		struct snap *best = f->root;
@@ -600,15 +666,15 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		return -1;
 	}
 	proc_observe(t, f->img, w, obs);
-	if (w == PROC_QUIESCENT && pool_room(f)) {
+	if (w == PROC_QUIESCENT && pool_room(f, false)) {
 		struct snap *s = snap_new(f, t, f->origin, (int)op);
 		trim(t);
-		if (f->npool == f->limit) /* cannot happen after pool_room; keeps the bound obvious */
-			snap_free(s);
-		else
-			f->pool[f->npool++] = s;
-	} else
+		f->pool[f->npool++] = s;
+	} else {
+		if (w == PROC_QUIESCENT)
+			f->origin->parent = true;
 		kill_target(t);
+	}
 	return 0;
 }
 
@@ -619,13 +685,25 @@ static void fork_release(struct proc_exec *x)
 		f->fb->ops->release(f->fb);
 		return;
 	}
-	/* Expanded: the search does not come back to it. */
-	if (f->origin && f->origin != f->root) {
-		if (!f->origin_temp)
-			pool_remove(f, f->origin);
-		snap_free(f->origin);
-	}
+	/* Expanded: the search does not come back to it, unless it stands
+	 * for children the pool could not keep. */
+	struct snap *o = f->origin;
+	bool temp = f->origin_temp;
 	f->origin = NULL;
+	if (!o || o == f->root)
+		return;
+	if (o->parent) {
+		if (!temp)
+			return; /* stays where it is in the pool */
+		/* not at the cost of an older parent: those are asked for first */
+		if (pool_room(f, false)) {
+			f->pool[f->npool++] = o; /* newest: the pool stays in creation order */
+			return;
+		}
+	}
+	if (!temp)
+		pool_remove(f, o);
+	snap_free(o);
 }
 
 static void fork_destroy(struct proc_exec *x)
@@ -646,6 +724,8 @@ static void fork_destroy(struct proc_exec *x)
 		free(x->replies);
 	}
 	proc_obs_free(&f->scratch);
+	if (f->pinned)
+		sched_setaffinity(0, sizeof f->saved_cpus, &f->saved_cpus);
 	free(f);
 }
 
@@ -657,6 +737,35 @@ static const struct proc_exec_ops fork_ops = {
 	.destroy = fork_destroy,
 };
 
+unsigned long proc_nofile_orig;
+
+/* Two fds per snapshot: raise the soft fd limit to fit the pool (targets
+ * get the original back, proc_spawn.c), or shrink the pool to the limit. */
+static size_t fit_fds(const char *path, size_t limit)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct rlimit rl;
+	rlim_t need = (rlim_t)limit * 2 * 2 + 256; /* two workers' worth, and cmc's own */
+	pthread_mutex_lock(&mu);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
+		if (!proc_nofile_orig)
+			proc_nofile_orig = (unsigned long)rl.rlim_cur;
+		rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+		if (rl.rlim_cur < need) {
+			size_t fit = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 4 : 64;
+			if (fit < limit) {
+				fprintf(stderr, "cmc: %s: the fd limit (%llu) holds %zu snapshots, not %zu\n", path,
+					(unsigned long long)rl.rlim_cur, fit, limit);
+				limit = fit;
+			}
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return limit;
+}
+
 struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
 				const struct proc_image *img, size_t limit)
 {
@@ -667,7 +776,7 @@ struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *prel
 	f->img = img;
 	f->lfd = -1;
 	f->conn_no = -1;
-	f->limit = limit ? limit : PROC_FORK_LIMIT_DEFAULT;
+	f->limit = fit_fds(sc->path, limit ? limit : PROC_FORK_LIMIT_DEFAULT);
 	f->pool = eng_xcalloc(f->limit, sizeof *f->pool);
 	return &f->x;
 }

@@ -25,6 +25,7 @@
 
 #include "cmc_region.h"
 #include "proc_alloc.h"
+#include "proc_limits.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -95,6 +96,7 @@ const char *proc_fault_name(enum proc_fault f)
 		[PROC_FAULT_LISTEN] = "listen",   [PROC_FAULT_TIMEOUT] = "timeout",
 		[PROC_FAULT_FLOOD] = "flood",     [PROC_FAULT_PROTOCOL] = "protocol",
 		[PROC_FAULT_HEAP] = "heap",       [PROC_FAULT_STOPPED] = "stopped",
+		[PROC_FAULT_LIMIT] = "limit",
 	};
 	return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "fault";
 }
@@ -307,5 +309,6 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 		fault(obs, PROC_FAULT_START, "interrupted");
 		break;
 	}
+	proc_jail_observe(t->jail, t->sc, obs);
 	proc_obs_seal(obs);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cmc_property.h"
+#include "proc_limits.h"
 #include "proc_prop.h"
 #include "util.h"
 
@@ -182,6 +183,8 @@ const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view 
 	const struct proc_obs *o = v->obs;
 	const char *last = v->n ? pp->sc->ops[v->trace[v->n - 1]].label : "start-up";
 	/* Always on: the target does not die on a signal, and does not fault. */
+	if ((o->e.flags & ENG_OBS_SIGNALED) && proc_limits_signal(o->e.term_signal, pp->sc, last, msg, msglen))
+		return "limit";
 	if (o->e.flags & ENG_OBS_SIGNALED) {
 		snprintf(msg, msglen, "target died on signal %d (%s) after %s", o->e.term_signal,
 			 strsignal(o->e.term_signal), last);

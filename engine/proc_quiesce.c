@@ -60,7 +60,9 @@ static uint32_t le32(const uint8_t *p)
 
 void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 {
-	while (n && !c->bad) {
+	/* (A zero-length record completes with its header, even when the
+	 * header ends this read: hence the second condition.) */
+	while ((n || (c->hdr_got == 8 && c->cur.len == c->want)) && !c->bad) {
 		if (c->hdr_got < 8) {
 			size_t k = 8 - c->hdr_got < n ? 8 - c->hdr_got : n;
 			memcpy(c->hdr + c->hdr_got, p, k);

@@ -447,6 +447,42 @@ static int set_raw(struct parse *p, struct tok *t, int n)
 	return 0;
 }
 
+/* `limit as|fsize BYTES`, `limit cpu SECONDS`, `limit procs N`; `none` (or
+ * 0) lifts one.  Enforced by proc_limits.c. */
+static int set_limit(struct parse *p, struct tok *t, int n)
+{
+	struct proc_scenario *sc = p->sc;
+	static const struct {
+		const char *kind;
+		size_t off;
+		bool size;
+		uint64_t min, max;
+		const char *what;
+	} kinds[] = {
+		{"as", offsetof(struct proc_scenario, limit_as), true, 16ULL << 20, UINT64_MAX / 2, "BYTES (at least 16M)"},
+		{"fsize", offsetof(struct proc_scenario, limit_fsize), true, 1, UINT64_MAX / 2, "BYTES"},
+		{"cpu", offsetof(struct proc_scenario, limit_cpu), false, 1, 1000000, "SECONDS (1..1000000)"},
+		{"procs", offsetof(struct proc_scenario, limit_procs), false, 1, 1000000, "N (1..1000000)"},
+	};
+	if (n != 3)
+		return perr(p, "expected 'limit as|fsize|cpu|procs VALUE|none'");
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if (strcmp(t[1].s, kinds[i].kind))
+			continue;
+		uint64_t v = 0;
+		if (strcmp(t[2].s, "none") &&
+		    (kinds[i].size ? proc_parse_size(t[2].s, &v) : parse_uint(t[2].s, kinds[i].max, &v)))
+			return perr(p, "expected 'limit %s %s' or 'none', got '%s'", kinds[i].kind,
+				    kinds[i].what, t[2].s);
+		if (v && (v < kinds[i].min || v > kinds[i].max))
+			return perr(p, "expected 'limit %s %s' or 'none', got '%s'", kinds[i].kind,
+				    kinds[i].what, t[2].s);
+		*(uint64_t *)((char *)sc + kinds[i].off) = v;
+		return 0;
+	}
+	return perr(p, "expected 'limit as|fsize|cpu|procs VALUE|none', got 'limit %s'", t[1].s);
+}
+
 /* One line's tokens; t[0] is the key. */
 static int apply_line(struct parse *p, struct tok *t, int n)
 {
@@ -486,6 +522,8 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 		return add_plugin(p, t, n);
 	if (!strcmp(k, "raw"))
 		return set_raw(p, t, n);
+	if (!strcmp(k, "limit"))
+		return set_limit(p, t, n);
 	if (!strcmp(k, "env")) {
 		if (n != 2 || !strchr(t[1].s, '=') || t[1].s[0] == '=')
 			return perr(p, "expected 'env NAME=VALUE'");
@@ -552,7 +590,7 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 	} else {
 		return perr(p, "expected a setting (target, transport, op, depth, states, hash, merge, "
 			    "raw, raw-cap, timeout, heap-base, heap-size, reply-cap, canonical-fd, "
-			    "line-buffer, env, cwd, property, plugin), got '%s'", k);
+			    "line-buffer, env, cwd, property, plugin, limit), got '%s'", k);
 	}
 	return 0;
 }
@@ -580,6 +618,10 @@ static struct proc_scenario *scenario_new(const char *path)
 	sc->reply_cap = 1u << 20;
 	sc->canon_fd = 3;
 	sc->line_buffer = true;
+	sc->limit_as = PROC_LIMIT_AS_DEFAULT;
+	sc->limit_fsize = 1ULL << 30;
+	sc->limit_cpu = 600;
+	sc->limit_procs = 256;
 	return sc;
 }
 
@@ -624,6 +666,11 @@ struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t err
 			rc = perr(&p, "expected a 'target PROGRAM [ARG...]' line");
 		else if (!p.sc->nops)
 			rc = perr(&p, "expected at least one 'op LABEL \"BYTES\"' line");
+		else if (p.sc->limit_as == PROC_LIMIT_AS_DEFAULT && p.sc->heap_size >= p.sc->limit_as / 2)
+			p.sc->limit_as = 2 * p.sc->heap_size; /* the default grows with the heap */
+		else if (p.sc->limit_as && p.sc->limit_as <= p.sc->heap_size + (16ULL << 20))
+			rc = perr(&p, "expected 'limit as' above heap-size + 16M (the preload maps the "
+				  "whole heap region), got %llu bytes", (unsigned long long)p.sc->limit_as);
 		else if (!p.sc->raw_heap && !p.sc->raw_segments && !p.sc->nsymbols &&
 			 (p.sc->ident == PROC_ID_RAW || p.sc->ident == PROC_ID_BOTH))
 			rc = perr(&p, "expected some raw coverage ('raw heap|segments|symbol NAME') "

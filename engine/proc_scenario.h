@@ -52,6 +52,7 @@ struct proc_prop {
 
 #define PROC_MAX_OPS 4096u
 #define PROC_MAX_SYMBOLS 64u
+#define PROC_LIMIT_AS_DEFAULT (16ULL << 30)
 
 /*
  * Invariants: argc >= 1 and argv[argc] == NULL; argv[0] is an absolute or
@@ -85,6 +86,9 @@ struct proc_scenario {
 	bool line_buffer;
 	struct proc_prop *props;
 	size_t nprops;
+	/* Resource limits on the target (`limit KIND VALUE`; 0: none), set by
+	 * engine/proc_limits.c between fork and exec. */
+	uint64_t limit_as, limit_fsize, limit_cpu, limit_procs;
 };
 
 /* Parse `path`.  NULL on error with "file:line: expected ..." in err. */

@@ -22,11 +22,14 @@
 #include <string.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmc_region.h"
+#include "proc_limits.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -83,7 +86,8 @@ static char *fmt(const char *f, ...)
 }
 
 /* The target's whole environment: fixed, so runs repeat. */
-static char **build_env(const struct proc_scenario *sc, const char *preload, bool snap, size_t *n)
+static char **build_env(const struct proc_scenario *sc, const char *preload, bool snap, size_t *n,
+			bool *det)
 {
 	char **env = eng_xcalloc(16 + sc->nenv, sizeof(char *));
 	size_t k = 0;
@@ -108,6 +112,7 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, boo
 		det_set |= !strncmp(sc->env[i], "CMC_DETERMINISTIC=", 18);
 	if (!det_set)
 		env[k++] = eng_xstrdup("CMC_DETERMINISTIC=1");
+	*det = !det_set && preload && *preload;
 	for (size_t i = 0; i < sc->nenv; i++)
 		env[k++] = eng_xstrdup(sc->env[i]);
 	env[k] = NULL;
@@ -132,7 +137,7 @@ static void child_fd(int from, int to)
 }
 
 static _Noreturn void child(const struct proc_scenario *sc, char **av, char **env, int in_r,
-			    int out_w, int canon_w, int ctl_w, int snap_w, int errp)
+			    int out_w, int canon_w, int ctl_w, int snap_w, int errp, bool det)
 {
 	int e;
 	sigset_t all;
@@ -148,7 +153,15 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 		_exit(127);
 	if (personality(ADDR_NO_RANDOMIZE) < 0)
 		goto fail;
+	if (proc_nofile_orig) {
+		struct rlimit rl;
+		getrlimit(RLIMIT_NOFILE, &rl);
+		rl.rlim_cur = proc_nofile_orig;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	if (sc->cwd && chdir(sc->cwd) < 0)
+		goto fail;
+	if (proc_limits_child(sc) < 0)
 		goto fail;
 	/* Move the pipe ends above every target fd first, so dup2 never
 	 * clobbers one we still need. */
@@ -173,12 +186,56 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 	for (int fd = 3; fd < 100; fd++)
 		if (fd != sc->canon_fd && fd != PROC_CTL_FD)
 			close(fd);
+	/* Deterministic: stop at exec so cmc can fix AT_RANDOM (fix_random). */
+	if (det)
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 	execve(sc->exe, av, env);
 fail:
 	e = errno;
 	if (write(errp, &e, sizeof e) < 0)
 		_exit(127);
 	_exit(127);
+}
+
+/*
+ * The kernel gives every exec 16 random bytes (AT_RANDOM) from which glibc
+ * derives its stack and pointer guards before any preload runs; mangled
+ * pointers land in the heap (sqlite3's shell has a table of them), so two
+ * runs would differ.  The child stops at exec (PTRACE_TRACEME): write fixed
+ * bytes there and let it go.  Not traced (ptrace refused): nothing to do.
+ */
+static void fix_random(pid_t pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	FILE *f = fopen(path, "re");
+	long tracer = 0;
+	while (f && fgets(buf, sizeof buf, f))
+		if (sscanf(buf, "TracerPid: %ld", &tracer) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (tracer != (long)gettid()) /* the tracer is the forking thread */
+		return;
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st))
+		return;
+	snprintf(path, sizeof path, "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t av[2], at_random = 0;
+	while (fd >= 0 && read(fd, av, sizeof av) == (ssize_t)sizeof av && av[0] != 0)
+		if (av[0] == 25 /* AT_RANDOM */)
+			at_random = av[1];
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof path, "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	static const uint8_t fixed[16] = "cmc-determinism";
+	if (fd >= 0 && at_random)
+		(void)!pwrite(fd, fixed, sizeof fixed, (off_t)at_random);
+	if (fd >= 0)
+		close(fd);
+	ptrace(PTRACE_DETACH, pid, NULL, NULL);
 }
 
 static void set_nonblock(int fd)
@@ -258,16 +315,18 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		eng_die("pipe: %s", strerror(errno));
 	char **av = build_argv(sc, t->port);
 	size_t nenv;
-	char **env = build_env(sc, preload, snap, &nenv);
+	bool det;
+	char **env = build_env(sc, preload, snap, &nenv, &det);
 	int sp[2] = {-1, -1};
 	if (snap && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
 
+	t->jail = proc_jail_new(sc);
 	pid_t pid = fork();
 	if (pid < 0)
 		eng_die("fork: %s", strerror(errno));
 	if (pid == 0)
-		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1]);
+		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1], det);
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
 	setpgid(pid, pid);
 	t->pid = t->pgid = pid;
@@ -304,6 +363,8 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		proc_target_kill(t);
 		return NULL;
 	}
+	if (det)
+		fix_random(pid);
 	t->mem_fd = open_proc(pid, "mem");
 	t->sys_fd = open_proc(pid, "syscall");
 	t->stat_fd = open_proc(pid, "stat");
@@ -396,6 +457,14 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		proc_target_kill(t);
 		return NULL;
 	}
+	/* /proc/PID/mem is bound to the address space it was opened on: a
+	 * target started through a wrapper (sh -c "... exec prog") has exec'd
+	 * since, so open it again now that the program is the one waiting. */
+	int mem = open_proc(pid, "mem");
+	if (mem >= 0) {
+		close(t->mem_fd);
+		t->mem_fd = mem;
+	}
 	if (spawn_s)
 		*spawn_s += eng_now() - t0;
 	return t;
@@ -438,6 +507,7 @@ void proc_target_kill(struct proc_target *t)
 			;
 		t->pid = 0;
 	}
+	proc_jail_free(t->jail); /* whatever left the group or outlived it */
 	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->diag_fd, &t->snap_fd};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (*fds[i] >= 0) {

@@ -84,6 +84,7 @@ struct proc_target {
 	enum proc_transport transport;
 	const struct proc_scenario *sc;
 	int snap_fd;            /* fork executor: cmc's end of the snapshot socket, or -1 */
+	struct proc_jail *jail; /* proc_limits.h; NULL: no cgroup of its own (owned) */
 };
 
 /*
@@ -109,6 +110,11 @@ enum proc_wait {
 	PROC_STOPPED,
 	PROC_INTERRUPTED,       /* proc_interrupt() was called: cmc is ending */
 };
+
+/* cmc's RLIMIT_NOFILE soft limit before the fork executor raised it for
+ * its snapshots' fds (0: not raised); targets start with this one, as they
+ * would under the replay executor. */
+extern unsigned long proc_nofile_orig;
 
 /* Set by proc_interrupt() (proc.h); every wait returns PROC_INTERRUPTED. */
 extern volatile sig_atomic_t proc_interrupted;

@@ -75,7 +75,8 @@ static void run_job(store *st, struct store_job *j)
 		sqlite3_bind_int64(s, 5, j->count);
 		sqlite3_bind_int64(s, 6, (sqlite3_int64)j->edges);
 		sqlite3_bind_blob64(s, 7, j->buf.p, j->buf.len, SQLITE_STATIC);
-		step(st, Q_EBLOCK_INSERT, s, "write transitions");
+		if (step(st, Q_EBLOCK_INSERT, s, "write transitions"))
+			store_pred_add_block(st, j->buf.p, j->buf.len);
 		break;
 	case J_COMMIT:
 		for (size_t d = 0; d < j->nlvl; d++) {
@@ -117,6 +118,10 @@ static void run_job(store *st, struct store_job *j)
 		sqlite3_bind_int64(s, 12, (sqlite3_int64)j->stored_tr);
 		if (!step(st, Q_RUN_PROGRESS, s, "record progress"))
 			return;
+		if (!store_pred_flush(st, j->run)) {
+			job_fail(st, "write the predecessor index");
+			return;
+		}
 		if (!step(st, Q_COMMIT, st->q[Q_COMMIT], "commit"))
 			return;
 		step(st, Q_BEGIN, st->q[Q_BEGIN], "begin");
@@ -155,7 +160,8 @@ int store_flush_start(store *st)
 	/* Prepare what the writer uses now, so the statement cache is not
 	 * filled from two threads. */
 	static const enum store_q used[] = {Q_SBLOCK_INSERT, Q_EBLOCK_INSERT, Q_LEVEL_PUT,
-					    Q_RUN_ACTION, Q_RUN_PROGRESS, Q_COMMIT, Q_BEGIN};
+					    Q_RUN_ACTION, Q_RUN_PROGRESS, Q_COMMIT, Q_BEGIN,
+					    Q_PRED_INSERT};
 	for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
 		if (!store_q(st, used[i]))
 			return -1;

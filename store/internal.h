@@ -26,6 +26,7 @@ enum store_q {
 	Q_LEVELS, Q_ACTIONS_TAKEN,
 	Q_VIOLS, Q_VIOL_GET, Q_VSTEPS, Q_NEVER_TAKEN,
 	Q_RESUME_INFO, Q_RESUME_COUNTS,
+	Q_PRED_INSERT, Q_PRED_AT, Q_PRED_ON,
 	Q__COUNT
 };
 
@@ -41,7 +42,11 @@ struct store_label_hot {
 	const char *ptr, *text;    /* text: the interned copy */
 	int64_t id;
 };
-#define STORE_HOT 16 /* indexed by the top 4 bits of a pointer hash */
+/* Indexed by the top STORE_HOT_BITS bits of a pointer hash: wide enough
+ * that a model's few action names rarely share a slot (two that do would
+ * miss on every other transition). */
+#define STORE_HOT_BITS 10
+#define STORE_HOT (1u << STORE_HOT_BITS)
 
 /* A growable byte buffer. */
 struct store_buf {
@@ -144,6 +149,11 @@ struct store {
 	eng_search *stop;
 	uint32_t cur_src;          /* ENG_NO_STATE before the first transition */
 	uint32_t expanded_below;   /* states below this have their edges written */
+	/* Expansions that are not a search's (store_hand_steps()) leave
+	 * expanded_below alone; after store_frontier_replaced() (frozen) the
+	 * search no longer visits every state in id order, so nothing moves it
+	 * until the run ends. */
+	bool hand, cur_hand, frozen;
 	uint32_t next_id;
 	bool dfs;
 	uint64_t batch_states;
@@ -171,6 +181,14 @@ struct store {
 	eng_fp *blob_seen;         /* direct-mapped cache of written blob hashes */
 
 	struct store_sblock sc;    /* reader's block cache */
+
+	/* pred.c: (dst, src) pairs of the edge blocks inserted since the last
+	 * commit, one buffer per bucket of STORE_PRED_SPAN destination ids;
+	 * the writer thread's alone while it runs.  pred_on: the run being
+	 * written keeps the index (runs.pred_index). */
+	struct store_buf *pred;
+	size_t npred;
+	bool pred_on;
 
 	/* flush.c: the writer thread and its queue (guarded by mu) */
 	pthread_t thr;
@@ -241,6 +259,16 @@ typedef struct store_graph {
 } store_graph;
 int store_graph_load(store *st, int64_t run, bool edges, store_graph *g);
 void store_graph_clear(store_graph *g);
+
+/* pred.c: the predecessor index (schema version 3). */
+#define STORE_PRED_SPAN 4096
+void store_pred_add_block(store *st, const uint8_t *p, size_t len);
+bool store_pred_flush(store *st, int64_t run); /* false: the insert failed */
+void store_pred_reset(store *st);
+void store_pred_free(store *st);
+/* The distinct sources of edges into id, ascending (caller frees).  1 when
+ * the run has no index (older schema): scan instead. */
+int store_pred_sources(store *st, int64_t run, uint32_t id, uint32_t **srcs, size_t *n);
 
 /* Whether the process that wrote a 'running' run still runs. */
 bool store_writer_alive(int64_t pid, int64_t start);

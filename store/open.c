@@ -150,6 +150,7 @@ void store_close(store *st)
 		free(st->labels[i].text);
 	free(st->labels);
 	free(st->blob_seen);
+	store_pred_free(st);
 	free(st->sblk.p);
 	free(st->eblk.p);
 	free(st->cur);

@@ -2,9 +2,10 @@
  * read.c — the read API over one run: runs, states, pages of states,
  * successors and predecessors, traces, violations, observation bytes and
  * operations never taken.  Every answer is built from indexed lookups
- * (states by (run, id) and (run, depth, id), transitions by (run, src) and
- * (run, dst)), so the workbench's moves stay fast on large runs.  Results
- * are copied out; the caller owns them.
+ * (state blocks by (run, first id), levels by (run, depth), edge blocks
+ * by (run, source range), the predecessor index by (run, destination
+ * bucket: pred.c)), so the workbench's moves stay fast on large runs.
+ * Results are copied out; the caller owns them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -283,6 +284,31 @@ static bool decode_erec(const uint8_t **pp, const uint8_t *end, uint32_t *src,
 	return true;
 }
 
+/* Append the edges of one more record of the same source, leaving out
+ * those an earlier record already holds (same operation, same target):
+ * a state stepped by hand and later expanded by a search reports its
+ * hand-taken transitions twice. */
+static void merge_edges(struct store_edge_raw **e, size_t *n, size_t *cap,
+			const struct store_edge_raw *add, size_t nadd, bool first)
+{
+	size_t have = *n;
+	for (size_t i = 0; i < nadd; i++) {
+		bool dup = false;
+		for (size_t k = 0; !first && k < have && !dup; k++)
+			dup = (*e)[k].label == add[i].label && (*e)[k].dst == add[i].dst;
+		if (dup)
+			continue;
+		if (*n == *cap) {
+			*cap = *cap ? *cap * 2 : 16;
+			*e = eng_xrealloc(*e, *cap * sizeof **e);
+		}
+		(*e)[(*n)++] = add[i];
+	}
+}
+
+/* Every record of src (a state stepped by hand several times, or stepped
+ * by hand and then expanded, has one record per expansion), merged in the
+ * order written. */
 int store_edges_raw(store *st, int64_t run, uint32_t src, struct store_edge_raw **e, size_t *n)
 {
 	*e = NULL;
@@ -293,16 +319,19 @@ int store_edges_raw(store *st, int64_t run, uint32_t src, struct store_edge_raw 
 	sqlite3_bind_int64(s, 1, run);
 	sqlite3_bind_int64(s, 2, src);
 	struct store_edge_raw *tmp = NULL;
-	size_t cap = 0, cnt;
+	size_t cap = 0, cnt, ecap = 0;
 	int rc;
 	bool found = false;
-	while (!found && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const uint8_t *p = sqlite3_column_blob(s, 0);
 		const uint8_t *end = p + sqlite3_column_bytes(s, 0);
 		while (p && p < end) {
 			uint32_t at;
 			if (!decode_erec(&p, end, &at, &tmp, &cnt, &cap)) {
 				free(tmp);
+				free(*e);
+				*e = NULL;
+				*n = 0;
 				store_q_done(s);
 				snprintf(st->err, sizeof st->err,
 					 "%s: run %lld: a block of transitions is damaged", st->path,
@@ -310,17 +339,18 @@ int store_edges_raw(store *st, int64_t run, uint32_t src, struct store_edge_raw 
 				return -1;
 			}
 			if (at == src) {
+				merge_edges(e, n, &ecap, tmp, cnt, !found);
 				found = true;
-				*e = tmp;
-				*n = cnt;
-				tmp = NULL;
-				break;
 			}
 		}
 	}
 	free(tmp);
-	if (!found && rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		free(*e);
+		*e = NULL;
+		*n = 0;
 		return step_err(st, s, "read transitions");
+	}
 	store_q_done(s);
 	return 0;
 }
@@ -604,12 +634,32 @@ static bool pred_cb(void *ctx, uint32_t src, const struct store_edge_raw *e, siz
 	return true;
 }
 
-/* No index by destination (it would cost the writer a random insert per
- * transition): the edges are scanned.  The tree parent is in the state. */
+/* Through the predecessor index (pred.c): the sources with an edge into
+ * id, then those sources' own records for labels and replies.  Runs
+ * written before the index existed are scanned. */
 int store_predecessors(store *st, int64_t run, uint32_t id, store_edge **out, size_t *n)
 {
 	struct pred_scan p = {st, id, NULL, 0, 0};
-	int rc = store_each_edges(st, run, pred_cb, &p);
+	uint32_t *srcs;
+	size_t ns;
+	int rc = store_pred_sources(st, run, id, &srcs, &ns);
+	if (rc == 1) {
+		rc = store_each_edges(st, run, pred_cb, &p);
+	} else {
+		for (size_t i = 0; rc == 0 && i < ns; i++) {
+			struct store_edge_raw *e;
+			size_t ne;
+			if ((rc = store_edges_raw(st, run, srcs[i], &e, &ne)) == 0)
+				pred_cb(&p, srcs[i], e, ne);
+			free(e);
+		}
+		free(srcs);
+	}
+	if (rc) {
+		store_edges_free(p.out, p.n);
+		p.out = NULL;
+		p.n = 0;
+	}
 	*out = p.out;
 	*n = p.n;
 	return rc;

@@ -75,4 +75,11 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	" SELECT id AS run, name, kind, status, distinct_states, transitions, depth,"
 	"  violations, stored_states, stored_transitions,"
 	"  datetime(started, 'unixepoch') AS started FROM runs;",
+
+	/* 3: the predecessor index (pred.c); runs written before keep 0 and
+	 * are scanned. */
+	"ALTER TABLE runs ADD COLUMN pred_index INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE pred_blocks(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
+	" bucket INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE INDEX pred_blocks_idx ON pred_blocks(run, bucket);",
 };

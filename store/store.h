@@ -29,14 +29,17 @@
 
 #include "cmc.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_DEFAULT_PATH "cmc.db"
 
 typedef struct store store;
 
+#define STORE_RAW_NONE ((size_t)-1)
+
 typedef struct store_opts {
 	bool readonly;             /* open for reading only (never creates) */
-	size_t raw_cap;            /* bytes of a raw snapshot kept; 0: 1 MiB */
+	size_t raw_cap;            /* bytes of a raw snapshot kept; 0: 1 MiB;
+	                            * STORE_RAW_NONE: none (the length is kept) */
 	size_t state_cap;          /* frontend state bytes kept for --resume; 0: 4096 */
 	uint32_t batch_rows;       /* rows per transaction; 0: 50000 */
 	double batch_seconds;      /* or this long; 0: 0.5 */
@@ -74,8 +77,29 @@ bool store_failed(const store *st);
 int store_run_end(store *st, const char *status, const eng_stats *final);
 /* Make everything the listener was handed so far readable (other handles
  * included): ends the current expansion's record, commits, waits for the
- * writer.  Only between expansions, on the thread driving the search. */
+ * writer.  Only between expansions, on the thread driving the search (the
+ * workbench calls it after every job).  0, or -1 when the store has failed
+ * (store_error() says why); without a run begun it does nothing. */
 int store_sync(store *st);
+
+/*
+ * What --resume trusts.  runs.expanded_below = E promises that every state
+ * with id < E had all its successors admitted by a search, which holds
+ * when a breadth-first search hands the listener its expansions in id
+ * order.  Two things a driver such as the workbench does break that order
+ * and must be announced, on the thread driving the search:
+ *  - store_hand_steps(st, true) .. (st, false) around steps by hand
+ *    (eng_search_apply, eng_search_expand): their transitions are stored
+ *    like any other (a state stepped twice has two edge records, and
+ *    store_successors() merges them) but they never move E;
+ *  - store_frontier_replaced(st) after eng_search_focus(): states left in
+ *    the old frontier may never be expanded, so E stays where it is for
+ *    the rest of the run.
+ * A resumed run then re-expands from E, which may repeat some stored
+ * expansions (their edges are merged on reading) but never skips one.
+ */
+void store_hand_steps(store *st, bool on);
+void store_frontier_replaced(store *st);
 
 /* ---- resume ------------------------------------------------------------- */
 
@@ -167,6 +191,14 @@ void store_state_clear(store_state *s);
  * kept (store_opts.state_cap); caller frees.  1: not kept. */
 int store_state_bytes(store *st, int64_t run, uint32_t id, uint8_t **data, size_t *len);
 void store_states_free(store_state *s, size_t n);
+
+/* The states whose deduplicating, raw or canonical fingerprint starts with
+ * `hex` (1 to 32 hex digits, either case; as cmc prints fingerprints), in
+ * id order: at most `max` ids into ids, their number in *n.  One pass over
+ * the run (well under a second on a million states).  -1 on a bad prefix
+ * or a database error (store_error() says which). */
+int store_find_fp_prefix(store *st, int64_t run, const char *hex, uint32_t *ids, size_t max,
+			 size_t *n);
 
 typedef enum { STORE_BY_DISCOVERY, STORE_BY_DEPTH } store_order;
 /*

@@ -91,6 +91,16 @@ static void labels_grow(store *st)
 	st->labels_cap = cap;
 }
 
+/* Inlined: labels are short and this runs once per transition, where the
+ * library's strcmp costs a call and its set-up. */
+static inline bool same_text(const char *a, const char *b)
+{
+	for (; *a == *b; a++, b++)
+		if (!*a)
+			return true;
+	return false;
+}
+
 /* labels.id of a label text, inserting it when new; -1 on error.
  * Frontends mostly pass the same few strings again and again (a model's
  * action names), so a cache keyed by the pointer, checked by content,
@@ -99,14 +109,15 @@ static int64_t label_id(store *st, const char *text)
 {
 	if (!text)
 		text = "";
-	struct store_label_hot *hot = &st->hot[((uintptr_t)text * 0x9e3779b97f4a7c15ull) >> 60];
-	if (hot->ptr == text && strcmp(hot->text, text) == 0)
+	struct store_label_hot *hot =
+		&st->hot[((uintptr_t)text * 0x9e3779b97f4a7c15ull) >> (64 - STORE_HOT_BITS)];
+	if (hot->ptr == text && same_text(hot->text, text))
 		return hot->id;
 	uint64_t h = str_hash(text);
 	if (st->labels_cap) {
 		for (size_t j = h & (st->labels_cap - 1); st->labels[j].text;
 		     j = (j + 1) & (st->labels_cap - 1))
-			if (st->labels[j].hash == h && strcmp(st->labels[j].text, text) == 0) {
+			if (st->labels[j].hash == h && same_text(st->labels[j].text, text)) {
 				*hot = (struct store_label_hot){text, st->labels[j].text,
 								st->labels[j].id};
 				return st->labels[j].id;
@@ -232,6 +243,11 @@ static void flush_edges(store *st)
 	store_flush_push(st, j);
 }
 
+/* Whether a search's expansions move runs.expanded_below: only in a
+ * breadth-first search that visits every state in id order (see the
+ * invariant above struct store and store_hand_steps()). */
+static bool advances(const store *st) { return !st->dfs && !st->frozen; }
+
 /* The state being expanded is done: its edges join the edge block. */
 static void finish_expansion(store *st)
 {
@@ -247,7 +263,7 @@ static void finish_expansion(store *st)
 	st->eblk_count++;
 	st->eblk_edges += st->ncur;
 	st->ncur = 0;
-	if (!st->dfs && st->cur_src + 1 > st->expanded_below)
+	if (advances(st) && !st->cur_hand && st->cur_src + 1 > st->expanded_below)
 		st->expanded_below = st->cur_src + 1;
 	st->cur_src = ENG_NO_STATE;
 }
@@ -354,7 +370,8 @@ static void on_state(void *ctx, const eng_state_info *si)
 		r.has_obs = true;
 		r.raw_fp = o->raw;
 		r.canon_fp = o->canon;
-		r.raw_blob = put_blob(st, o->raw_bytes, o->raw_len, st->o.raw_cap);
+		r.raw_blob = put_blob(st, o->raw_bytes, o->raw_len,
+				      st->o.raw_cap == STORE_RAW_NONE ? 0 : st->o.raw_cap);
 		r.canon_blob = put_blob(st, o->canon_rec, o->canon_len, SIZE_MAX);
 		r.reply_blob = put_blob(st, o->reply, o->reply_len, SIZE_MAX);
 		if (failed(st))
@@ -396,8 +413,10 @@ static void on_transition(void *ctx, uint32_t from, uint32_t to, const char *lab
 		return;
 	if (from != st->cur_src) {
 		finish_expansion(st);
-		if (!st->dfs && from > st->expanded_below)
-			st->expanded_below = from; /* states between had no successors */
+		/* In a search, states between had no successors; a step by
+		 * hand says nothing about them. */
+		if (advances(st) && !st->hand && from > st->expanded_below)
+			st->expanded_below = from;
 		/* the clock is read every 64th expansion only */
 		if (st->batch_states >= st->o.batch_rows ||
 		    ((++st->boundaries & 63) == 0 && st->batch_states &&
@@ -406,6 +425,7 @@ static void on_transition(void *ctx, uint32_t from, uint32_t to, const char *lab
 		if (failed(st))
 			return;
 		st->cur_src = from;
+		st->cur_hand = st->hand;
 	}
 	int64_t lid = label_id(st, label);
 	if (lid < 0)
@@ -487,6 +507,9 @@ static void reset_writer(store *st)
 	st->err[0] = 0;
 	st->cur_src = ENG_NO_STATE;
 	st->expanded_below = 0;
+	st->hand = st->cur_hand = st->frozen = false;
+	st->pred_on = false;
+	store_pred_reset(st);
 	st->next_id = 0;
 	st->ncur = 0;
 	st->batch_states = 0;
@@ -552,6 +575,7 @@ int64_t store_run_begin(store *st, const store_run_info *in)
 		goto fail;
 	}
 	st->run = sqlite3_last_insert_rowid(st->db);
+	st->pred_on = true; /* Q_RUN_INSERT marks the run's pred_index */
 	for (unsigned i = 0; i < in->n_actions; i++) {
 		int64_t lid = label_id(st, in->actions[i]);
 		sqlite3_stmt *a = store_q(st, Q_RUN_ACTION);
@@ -619,6 +643,13 @@ static int reload_counters(store *st, int64_t run)
 	sqlite3_bind_int64(s, 1, run);
 	st->expanded_below = sqlite3_step(s) == SQLITE_ROW ? (uint32_t)sqlite3_column_int64(s, 0) : 0;
 	store_q_done(s);
+	/* a run begun before the index existed goes on without one */
+	s = store_q(st, Q_PRED_ON);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	st->pred_on = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0);
+	store_q_done(s);
 	return 0;
 }
 
@@ -666,8 +697,8 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	bool was_failed = st->failed;
 	char saved[sizeof st->err];
 	memcpy(saved, st->err, sizeof saved);
-	if (!st->failed)
-		write_counters(st);
+	if (!st->failed && write_counters(st) && !store_pred_flush(st, st->run))
+		writer_fail(st, "write the predecessor index");
 	/* After a write error the open transaction may be gone; start afresh so
 	 * the run row at least says how it ended. */
 	if (st->failed && !sqlite3_get_autocommit(st->db))
@@ -681,7 +712,8 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	sqlite3_bind_int64(s, 1, st->run);
 	sqlite3_bind_text(s, 2, st->failed ? "error" : status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(s, 3, wall_now());
-	sqlite3_bind_int64(s, 4, f && f->complete && !st->failed ? st->next_id : st->expanded_below);
+	sqlite3_bind_int64(s, 4, f && f->complete && !st->failed && !st->frozen ? st->next_id
+										   : st->expanded_below);
 	if (f) {
 		bind_stats(s, 5, f);
 		sqlite3_bind_int(s, 13, f->complete);
@@ -720,7 +752,9 @@ out:
 	return -1;
 }
 
-/* (added by h6 for the workbench; see store.h) */
+/* See store.h.  The expansion in progress is ended first so that every
+ * edge record it wrote is readable and the commit falls between two
+ * expansions, as the crash invariant wants. */
 int store_sync(store *st)
 {
 	if (!st->run || failed(st))
@@ -729,4 +763,18 @@ int store_sync(store *st)
 	commit_batch(st);
 	store_flush_wait(st);
 	return failed(st) ? -1 : 0;
+}
+
+void store_hand_steps(store *st, bool on)
+{
+	if (st->run && !failed(st))
+		finish_expansion(st); /* a hand step never joins a search's record */
+	st->hand = on;
+}
+
+void store_frontier_replaced(store *st)
+{
+	if (st->run && !failed(st))
+		finish_expansion(st);
+	st->frozen = true;
 }

@@ -151,4 +151,25 @@ else
 fi
 not_ok "--resume of another model is refused" "$CMC" check diehard --db k.db --resume 1
 
+# ---- --raw-cap: how much of each raw snapshot is kept ----------------------
+LIST=$CMC_TOP/share/examples/list/list.scn
+"$CMC" check --json --db rc-full.db "$LIST" >rcf.json
+"$CMC" check --json --raw-cap 16 --db rc16.db "$LIST" >rc16.json
+is "--raw-cap 16: same distinct states" "$(json_get rc16.json distinct)" "$(json_get rcf.json distinct)"
+is "--raw-cap 16: a blob is whole (reply, canonical record) or cut to 16 bytes" \
+	"$(q rc16.db 'SELECT count(*) FROM blobs WHERE length(data) NOT IN (min(full_len, 16), full_len)')" 0
+is "--raw-cap 16: the full lengths are those of the uncut run" \
+	"$(q rc16.db 'SELECT group_concat(full_len) FROM (SELECT full_len FROM blobs ORDER BY 1)')" \
+	"$(q rc-full.db 'SELECT group_concat(full_len) FROM (SELECT full_len FROM blobs ORDER BY 1)')"
+ok "--raw-cap 16: some snapshot was cut" test "$(q rc16.db 'SELECT count(*) FROM blobs WHERE full_len > 16')" -gt 0
+is "the default keeps every snapshot whole" "$(q rc-full.db 'SELECT count(*) FROM blobs WHERE length(data) != full_len')" 0
+"$CMC" check --json --raw-cap 0 --db rc0.db "$LIST" >rc0.json
+is "--raw-cap 0: same distinct states" "$(json_get rc0.json distinct)" "$(json_get rcf.json distinct)"
+is "--raw-cap 0: a raw snapshot keeps no bytes, other observations all of theirs" \
+	"$(q rc0.db 'SELECT count(*) FROM blobs WHERE length(data) NOT IN (0, full_len)')" 0
+ok "--raw-cap 0: the raw snapshots are empty" test "$(q rc0.db 'SELECT count(*) FROM blobs WHERE length(data) = 0 AND full_len > 0')" -gt 0
+"$CMC" check --raw-cap 1x --db rc0.db "$LIST" >/dev/null 2>rcbad.err
+is "--raw-cap 1x exits 2" $? 2
+ok "... naming the option" grep -q -- '--raw-cap: expected a size' rcbad.err
+
 done_testing

@@ -15,6 +15,8 @@ fi
 # Each session gets its own private server (a fresh socket name), so one
 # shutting down never races the next one starting.
 N=0 SOCK=cmc-test-$$-0
+# Sockets in the scratch directory: removed with it, whatever happens.
+TMUX_TMPDIR=$T; export TMUX_TMPDIR
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
@@ -81,9 +83,16 @@ ok "step by hand: the trace is shown" wait_for '^trace  FillBigJug'
 keys b
 ok "back: b returns to the previous state" wait_for 'state 0  depth 1'
 ok "back: state 0 now lists the step taken" wait_for 'FillBigJug +-> 1 \(discovered here\)'
+# A second step by hand from the same state: both show (each hand step is
+# an edge record of its own in the store).
+keys k j Enter
+ok "step by hand again: FillSmallJug from state 0" wait_for 'state 2  depth 2  from 0 by FillSmallJug'
+keys b
+ok "back: state 0 lists both steps taken by hand" wait_for 'FillSmallJug +-> 2 \(discovered here\)'
+ok "... the first one still" wait_for 'FillBigJug +-> 1 \(discovered here\)'
 
 keys 2
-ok "levels: two levels after one step" wait_for '^2 +1 \|'
+ok "levels: two levels after two steps" wait_for '^2 +2 \|'
 keys 3
 ok "tree: the initial state is the root" wait_for '^\+ 0 \(initial\)'
 keys Right

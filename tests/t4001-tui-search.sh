@@ -15,6 +15,8 @@ fi
 # Each session gets its own private server (a fresh socket name), so one
 # shutting down never races the next one starting.
 N=0 SOCK=cmc-test-$$-0
+# Sockets in the scratch directory: removed with it, whatever happens.
+TMUX_TMPDIR=$T; export TMUX_TMPDIR
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
@@ -78,6 +80,10 @@ ok "database: q leaves" wait_for 'EXITED=0'
 "$CMC" check --db v.db diehard-solve >/dev/null 2>&1
 start "'$CMC' tui v.db"
 ok "database replay: opens the checked run" wait_for 'run 1 diehard-solve \| violation'
+fp=$(screen | awk '$1 == 3 { print $NF; exit }')
+keys / "$(echo "$fp" | cut -c1-8)" Enter
+ok "database: / with a fingerprint prefix finds its state" wait_for '^state 3  depth'
+keys '<' '<'
 keys v Enter
 ok "database replay: the counterexample opens" wait_for 'violation [0-9]+: invariant:NotSolved'
 keys x
@@ -114,7 +120,17 @@ start "NO_COLOR=1 '$CMC' tui --db colour.db diehard"
 ok "no colour: session opens" wait_for 'run [0-9]+ live diehard'
 tm capture-pane -e -p -t wb >"$T/esc"
 not_ok "no colour: no colour escape sequences on the screen" grep -Eq "$colour_re" "$T/esc"
+
+# Switching to depth-first begins a new run; DieHard.tla has 16 distinct
+# states whatever the order (TLC reports 16).
+keys o
+ok "order: o begins a new run searching depth-first" wait_for 'new run [0-9]+ searching depth-first'
+ok "order: the header says dfs" wait_for 'live diehard dfs \|'
+keys r
+ok "order: the depth-first search finds the 16 states" wait_for 'search complete: 16 distinct states'
 keys q
 wait_for 'EXITED=0' >/dev/null
+ok "order: the new run is stored depth-first and complete" \
+	sh -c "'$CMC' runs --db colour.db --json | grep '\"order\": \"dfs\"' | grep -q '\"status\": \"complete\"'"
 
 done_testing

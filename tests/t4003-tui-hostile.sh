@@ -20,6 +20,8 @@ if [ ! -x "$H" ]; then
 fi
 
 N=0 SOCK=cmc-test-$$-0
+# Sockets in the scratch directory: removed with it, whatever happens.
+TMUX_TMPDIR=$T; export TMUX_TMPDIR
 tm() { tmux -L "$SOCK" "$@"; }
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM

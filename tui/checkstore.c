@@ -26,7 +26,8 @@ static char *join_args(int argc, char **argv)
 	return s;
 }
 
-struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, const char *resume,
+struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, size_t raw_cap,
+					      const char *resume,
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc)
@@ -40,7 +41,8 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, con
 		return NULL;
 	}
 	char err[700];
-	store *st = store_open(db ? db : STORE_DEFAULT_PATH, NULL, err, sizeof err);
+	store_opts so = {.raw_cap = raw_cap};
+	store *st = store_open(db ? db : STORE_DEFAULT_PATH, &so, err, sizeof err);
 	if (!st) {
 		fprintf(stderr, "cmc check: %s\n", err);
 		*rc = TUI_EXIT_USAGE;

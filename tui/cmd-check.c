@@ -16,7 +16,8 @@
 extern const struct tui_cmd tui_cmd_check;
 
 enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
-       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS, O_EXEC };
+       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS, O_EXEC,
+       O_RAWCAP };
 
 static const struct option check_longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
@@ -34,6 +35,7 @@ static const struct option check_longopts[] = {
 	{"db", required_argument, NULL, O_DB},
 	{"jobs", required_argument, NULL, O_JOBS},
 	{"no-store", no_argument, NULL, O_NOSTORE},
+	{"raw-cap", required_argument, NULL, O_RAWCAP},
 	{"resume", required_argument, NULL, O_RESUME},
 	{"exec", required_argument, NULL, O_EXEC},
 	{0, 0, 0, 0},
@@ -43,6 +45,7 @@ struct check_args {
 	bool json;
 	const char *db, *resume; /* the store: tui/checkstore.c */
 	bool no_store;
+	size_t raw_cap;       /* store_opts.raw_cap; 0: the store's default */
 	int order;            /* -1: as the scenario says */
 	uint64_t max_depth, max_states, mem, jobs;
 	bool have_jobs;
@@ -110,6 +113,13 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			a->have_jobs = true;
 			break;
 		case O_NOSTORE: a->no_store = true; break;
+		case O_RAWCAP: {
+			uint64_t cap;
+			if (!tui_parse_size(optarg, &cap))
+				return tui_usage_error(&tui_cmd_check, "--raw-cap: expected a size such as 64K (0: keep none), got '%s'", optarg);
+			a->raw_cap = cap == 0 ? STORE_RAW_NONE : cap >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)cap;
+			break;
+		}
 		case O_RESUME: a->resume = optarg; break;
 		case O_SET: {
 			char *eq = strchr(optarg, '=');
@@ -189,7 +199,7 @@ static int check_exec(int argc, char **argv)
 	l = tui_progress_listener();
 	eng_search_listen(s, &l);
 	tui_signals_stop(s);
-	struct tui_check_store *cs = tui_check_store_begin(a.db, a.no_store, a.resume, s, fe, a.target,
+	struct tui_check_store *cs = tui_check_store_begin(a.db, a.no_store, a.raw_cap, a.resume, s, fe, a.target,
 							   &o, argc, argv, &rc);
 	if (rc) {
 		tui_signals_stop(NULL);
@@ -239,6 +249,8 @@ const struct tui_cmd tui_cmd_check = {
 		"  --set KEY=VALUE     process mode: override any scenario setting\n"
 		"  --db FILE           store the run in FILE (default ./cmc.db)\n"
 		"  --no-store          do not store the run\n"
+		"  --raw-cap SIZE      bytes of each raw snapshot the store keeps (default 1M;\n"
+		"                      0: none); the fingerprint covers the whole window\n"
 		"  --resume RUN        continue an interrupted breadth-first run of the same target\n",
 	.exec = check_exec,
 };

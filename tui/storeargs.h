@@ -37,7 +37,9 @@ void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max, bool json);
  * *rc = TUI_EXIT_USAGE after printing why on an error.
  */
 struct tui_check_store;
-struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, const char *resume,
+/* raw_cap: store_opts.raw_cap (--raw-cap; 0: the store's default). */
+struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, size_t raw_cap,
+					      const char *resume,
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc);

@@ -25,21 +25,43 @@ static struct {
 	size_t n;
 	uint32_t mark[2];
 	int nmark;
+	int64_t run;          /* the run compared */
+	uint64_t states;      /* wb.n_states when it was asked for */
+	bool asked;           /* a WB_J_COMPARE is under way */
 } V = {.mark = {ENG_NO_STATE, ENG_NO_STATE}};
 
+/* The comparison reads the whole run, so the worker computes it (see
+ * WB_J_COMPARE); this view asks for it and takes the result when it is in. */
 static void compare_load(struct wb *wb)
 {
+	store_compare *c = NULL;
+	wb_lock(wb);
+	if (wb->compare && wb->compare_run == wb->run) {
+		c = wb->compare;
+		wb->compare = NULL;
+	}
+	wb_unlock(wb);
+	if (!c) {
+		bool fresh = V.have && V.run == wb->run && V.states == wb->n_states;
+		if (!fresh && !V.asked && !wb_busy(wb)) {
+			V.states = wb->n_states;
+			V.asked = wb_submit(wb, WB_J_COMPARE, 0, NULL, 0);
+		}
+		if (!V.asked || wb_busy(wb))
+			return;
+		V.asked = false; /* the job ended without a result */
+		return;
+	}
+	V.asked = false;
+	V.run = wb->run;
 	if (V.have)
 		store_compare_clear(&V.c);
+	V.c = *c;
+	free(c);
 	free(V.rows);
 	V.rows = NULL;
 	V.n = 0;
-	wb_lock(wb);
-	int rc = store_compare_run(wb->st, wb->run, &V.c);
-	wb_unlock(wb);
-	V.have = rc == 0;
-	if (!V.have)
-		return;
+	V.have = true;
 	size_t cap = 0;
 	for (size_t g = 0; g < V.c.n_groups && V.n < CMP_MAX_ROWS; g++) {
 		if (V.n + V.c.groups[g].n_raw + 1 > cap) {
@@ -55,8 +77,10 @@ static void compare_load(struct wb *wb)
 
 static void compare_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 {
-	if (!V.have) {
-		wb_row(w, 0, cols, A_NORMAL, "cannot compare this run");
+	if (!V.have || V.run != wb->run) {
+		wb_row(w, 0, cols, A_NORMAL, "%s", V.asked ? "comparing raw against canonical states..."
+				: wb_busy(wb) ? "the comparison waits for the engine (p pauses a search)"
+				: "cannot compare this run");
 		return;
 	}
 	wb_row(w, 0, cols, A_BOLD, "%llu states: %llu distinct raw, %llu distinct canonical (merge x%.2f)",

@@ -83,57 +83,75 @@ const struct wb_view wb_view_graph = {
 	.activate = graph_activate,
 };
 
-/* Renders on the UI thread: pictures are bounded by viz's node budget, and
- * the shared store connection is only ours while we hold its lock. */
+/* The `w` key: the picture for this view goes to the worker, which draws
+ * it from its own store handle (Graphviz takes seconds to minutes on big
+ * graphs); the status line says "rendering..." and then where it is. */
 void wb_render_key(struct wb *wb, int key)
+{
+	struct wb_render r;
+	memset(&r, 0, sizeof r);
+	r.run = wb->run;
+	r.state = wb->cur;
+	if (wb->view == WB_V_ALLOC) {
+		if (wb->cur == ENG_NO_STATE)
+			return;
+		r.heap = true;
+		snprintf(r.path, sizeof r.path, "cmc-heap-%lld-%u.svg", (long long)wb->run, wb->cur);
+	} else if (wb->view == WB_V_REPLAY && wb->viol_id) {
+		r.violation = wb->viol_id;
+		snprintf(r.path, sizeof r.path, "cmc-violation-%lld.svg", (long long)wb->viol_id);
+	} else if (wb->view == WB_V_COMPARE) {
+		r.raw_vs_canonical = true;
+		snprintf(r.path, sizeof r.path, "cmc-run-%lld-raw-vs-canonical.svg", (long long)wb->run);
+	} else {
+		if (wb->cur == ENG_NO_STATE)
+			return;
+		r.around_set = true;
+		snprintf(r.path, sizeof r.path, "cmc-run-%lld-state-%u.svg", (long long)wb->run, wb->cur);
+	}
+	if (wb_submit_render(wb, &r))
+		wb_msg(wb, false, "rendering %s...", r.path);
+}
+
+/* On the worker thread only: one Graphviz context for the process. */
+int wb_render_run(store *st, const struct wb_render *r, char *msg, size_t len)
 {
 	static viz *vz;
 	if (!vz)
 		vz = viz_new();
-	char path[128], err[512] = "";
+	char err[512] = "";
 	viz_result res;
 	memset(&res, 0, sizeof res);
 	int rc;
-	if (wb->view == WB_V_ALLOC) {
-		if (wb->cur == ENG_NO_STATE)
-			return;
-		snprintf(path, sizeof path, "cmc-heap-%lld-%u.svg", (long long)wb->run, wb->cur);
+	if (r->heap) {
 		viz_heap h;
-		wb_lock(wb);
-		rc = viz_heap_load(wb->st, wb->run, wb->cur, &h, err, sizeof err);
-		wb_unlock(wb);
+		rc = viz_heap_load(st, r->run, r->state, &h, err, sizeof err);
 		if (rc == 0) {
-			rc = viz_heap_render(vz, &h, path, err, sizeof err);
+			rc = viz_heap_render(vz, &h, r->path, err, sizeof err);
 			viz_heap_clear(&h);
 		}
 	} else {
 		viz_graph_opts o;
 		memset(&o, 0, sizeof o);
-		o.run = wb->run;
-		if (wb->view == WB_V_REPLAY && wb->viol_id) {
-			o.violation = wb->viol_id;
-			snprintf(path, sizeof path, "cmc-violation-%lld.svg", (long long)wb->viol_id);
-		} else if (wb->view == WB_V_COMPARE) {
-			o.raw_vs_canonical = true;
-			snprintf(path, sizeof path, "cmc-run-%lld-raw-vs-canonical.svg", (long long)wb->run);
-		} else {
-			if (wb->cur == ENG_NO_STATE)
-				return;
-			o.around_set = true;
-			o.around = wb->cur;
-			o.radius = 2;
-			snprintf(path, sizeof path, "cmc-run-%lld-state-%u.svg", (long long)wb->run, wb->cur);
-		}
-		wb_lock(wb);
-		rc = viz_graph(vz, wb->st, &o, path, &res, err, sizeof err);
-		wb_unlock(wb);
+		o.run = r->run;
+		o.violation = r->violation;
+		o.raw_vs_canonical = r->raw_vs_canonical;
+		o.around_set = r->around_set;
+		o.around = r->state;
+		o.radius = r->around_set ? 2 : 0;
+		rc = viz_graph(vz, st, &o, r->path, &res, err, sizeof err);
 	}
 	char e[300];
 	wb_escape(e, sizeof e, err, strlen(err));
-	if (rc != 0)
-		wb_msg(wb, true, "render failed: %s", e);
+	if (rc != 0) {
+		snprintf(msg, len, "render failed: %.200s", e);
+		return -1;
+	}
+	if (r->heap)
+		snprintf(msg, len, "wrote %s", r->path);
 	else
-		wb_msg(wb, false, "wrote %s (%llu states, %llu edges)%s%.100s", path,
-		       (unsigned long long)res.nodes, (unsigned long long)res.edges,
-		       res.reduction[0] ? "; " : "", res.reduction);
+		snprintf(msg, len, "wrote %s (%llu states, %llu edges)%s%.100s", r->path,
+			 (unsigned long long)res.nodes, (unsigned long long)res.edges,
+			 res.reduction[0] ? "; " : "", res.reduction);
+	return 0;
 }

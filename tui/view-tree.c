@@ -26,7 +26,7 @@ static struct {
 	struct trow *rows;
 	size_t n, cap;
 	bool loaded;
-	uint64_t gen;
+	uint64_t states;      /* wb.n_states when loaded */
 } V;
 
 void wb_tree_reset(void)
@@ -52,9 +52,14 @@ static void insert_rows(size_t at, const struct trow *r, size_t k)
 
 static void tree_load(struct wb *wb)
 {
+	/* States stepped or searched since: read the tree afresh, once the
+	 * engine is idle (not on every progress tick of a search). */
+	if (V.loaded && V.states != wb->n_states && !wb_busy(wb))
+		wb_tree_reset();
 	if (V.loaded)
 		return;
 	V.loaded = true;
+	V.states = wb->n_states;
 	store_state *s = NULL;
 	size_t n = 0;
 	wb_lock(wb);

@@ -15,7 +15,6 @@
 #include "wb.h"
 
 static char *owned_target; /* DB sessions: the run's scenario or model */
-static int64_t live_run;    /* the run a live session writes (0: none) */
 
 void wb_lock(struct wb *wb) { pthread_mutex_lock(&wb->mu); }
 void wb_unlock(struct wb *wb) { pthread_mutex_unlock(&wb->mu); }
@@ -47,7 +46,9 @@ void wb_reload_run(struct wb *wb)
 void wb_select_run(struct wb *wb, int64_t run)
 {
 	wb->run = run;
-	wb->run_is_live = wb->live && run == live_run;
+	wb_lock(wb);
+	wb->run_is_live = wb->live && run == wb->run_live;
+	wb_unlock(wb);
 	wb_reload_run(wb);
 	if (wb->run_is_live) {
 		wb_lock(wb);
@@ -117,6 +118,65 @@ static char *options_text(const eng_opts *o)
 	return eng_xstrdup(buf);
 }
 
+/* Begin a run in the writer and a search over wb.fe that writes into it.
+ * Returns the run id, or -1 with err. */
+static int64_t begin_run(struct wb *wb, char *err, size_t errlen)
+{
+	char *text = tui_target_text(wb->target);
+	char *opt = options_text(&wb->opts);
+	store_run_info ri = {
+		.kind = wb->fe->ops->kind,
+		.name = wb->fe->name ? wb->fe->name : wb->target,
+		.source_path = tui_target_is_model(wb->target) ? NULL : wb->target,
+		.source_text = text,
+		.options = opt,
+		.order = wb->opts.order == ENG_DFS ? "dfs" : "bfs",
+		.actions = (const char *const *)wb->actions,
+		.n_actions = wb->n_actions,
+	};
+	int64_t run = store_run_begin(wb->wst, &ri);
+	free(text);
+	free(opt);
+	if (run < 0) {
+		snprintf(err, errlen, "%s", store_error(wb->wst));
+		return -1;
+	}
+	eng_search *s = eng_search_new(wb->fe, &wb->opts);
+	store_listener(wb->wst, s, &wb->store_l);
+	eng_listener l = wb_worker_listener(wb);
+	eng_search_listen(s, &l);
+	wb_lock(wb);
+	wb->search = s;
+	wb->run_live = run;
+	memset(&wb->prog, 0, sizeof wb->prog);
+	wb_unlock(wb);
+	tui_signals_stop(s);
+	return run;
+}
+
+static const char *end_status(const eng_stats *t)
+{
+	return t->violations ? "violation" : t->complete ? "complete" : "interrupted";
+}
+
+int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen)
+{
+	eng_search *old = wb->search;
+	const eng_stats *t = eng_search_stats(old);
+	if (store_run_end(wb->wst, end_status(t), t) < 0) {
+		snprintf(err, errlen, "%s", store_error(wb->wst));
+		return -1;
+	}
+	wb_lock(wb);
+	wb->opts.order = order;
+	wb_unlock(wb);
+	tui_signals_stop(NULL);
+	if (begin_run(wb, err, errlen) < 0)
+		return -1;
+	eng_search_free(old);
+	return 0;
+}
+
 static int open_live(struct wb *wb, const char *target, const char *db, char *err, size_t errlen)
 {
 	eng_opts o = wb->opts;
@@ -150,46 +210,28 @@ static int open_live(struct wb *wb, const char *target, const char *db, char *er
 		return -1;
 	}
 	unsigned na = fe->ops->n_actions ? fe->ops->n_actions(fe) : 0;
-	const char **acts = eng_xcalloc(na + 1, sizeof *acts);
 	wb->actions = eng_xcalloc(na + 1, sizeof *wb->actions);
 	wb->n_actions = na;
 	for (unsigned i = 0; i < na; i++) {
-		acts[i] = fe->ops->action_name(fe, i);
-		wb->actions[i] = eng_xstrdup(acts[i] ? acts[i] : "?");
+		const char *n = fe->ops->action_name(fe, i);
+		wb->actions[i] = eng_xstrdup(n ? n : "?");
 	}
-	char *text = tui_target_text(target);
-	char *opt = options_text(&wb->opts);
-	store_run_info ri = {
-		.kind = fe->ops->kind,
-		.name = fe->name ? fe->name : target,
-		.source_path = tui_target_is_model(target) ? NULL : target,
-		.source_text = text,
-		.options = opt,
-		.order = wb->opts.order == ENG_DFS ? "dfs" : "bfs",
-		.actions = acts,
-		.n_actions = na,
-	};
-	int64_t run = store_run_begin(wb->wst, &ri);
-	free(text);
-	free(opt);
-	free(acts);
+	wb->fe = fe;
+	int64_t run = begin_run(wb, err, errlen);
 	store_opts ro = {.readonly = true};
 	if (run >= 0 && !(wb->st = store_open(db, &ro, serr, sizeof serr)))
 		snprintf(err, errlen, "%s", serr);
-	else if (run < 0)
-		snprintf(err, errlen, "%s", store_error(wb->wst));
 	if (run < 0 || !wb->st) {
+		if (wb->search)
+			eng_search_free(wb->search);
+		wb->search = NULL;
 		store_close(wb->wst);
 		wb->wst = NULL;
 		fe->ops->destroy(fe);
+		wb->fe = NULL;
 		return -1;
 	}
-	wb->fe = fe;
-	wb->search = eng_search_new(fe, &wb->opts);
-	store_listener(wb->wst, wb->search, &wb->store_l);
-	eng_listener l = wb_worker_listener(wb);
-	eng_search_listen(wb->search, &l);
-	wb->run = live_run = run;
+	wb->run = run;
 	wb->run_is_live = true;
 	wb_reload_run(wb);
 	wb->n_states = 0;
@@ -267,11 +309,16 @@ void wb_session_close(struct wb *wb)
 	if (wb->live && wb->wst) {
 		/* The worker is gone: the engine and the writer are ours. */
 		const eng_stats *t = eng_search_stats(wb->search);
-		const char *status = t->violations ? "violation" : t->complete ? "complete" : "interrupted";
-		if (store_run_end(wb->wst, status, t) < 0)
+		if (store_run_end(wb->wst, end_status(t), t) < 0)
 			fprintf(stderr, "cmc tui: storing the run in %s failed: %s\n", wb->db_path,
 				store_error(wb->wst));
 		store_close(wb->wst);
+	}
+	if (wb->rst)
+		store_close(wb->rst);
+	if (wb->compare) {
+		store_compare_clear(wb->compare);
+		free(wb->compare);
 	}
 	if (wb->search)
 		eng_search_free(wb->search);

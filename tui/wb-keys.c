@@ -114,7 +114,8 @@ static void jump_done(struct wb *wb, const char *text)
 		wb_go(wb, WB_V_STATE);
 		return;
 	}
-	/* A fingerprint prefix (of the deduplicating, raw or canonical one). */
+	/* A fingerprint prefix of the deduplicating, raw or canonical
+	 * fingerprint (the live engine's visited set first, then the store). */
 	size_t plen = strlen(text);
 	for (size_t i = 0; i < plen; i++)
 		if (!strchr("0123456789abcdefABCDEF", text[i]) || plen > 32) {
@@ -125,43 +126,9 @@ static void jump_done(struct wb *wb, const char *text)
 	char want[33];
 	for (size_t i = 0; i <= plen; i++)
 		want[i] = (char)(text[i] >= 'A' && text[i] <= 'F' ? text[i] - 'A' + 'a' : text[i]);
-	if (wb_can_step(wb)) { /* the engine has every fingerprint at hand */
-		wb_submit(wb, WB_J_FIND, 0, want, 0);
-		return;
-	}
-	/* A database: page through its states (the store has no prefix index;
-	 * slow on big runs). */
-	uint32_t after = ENG_NO_STATE, found = ENG_NO_STATE;
-	for (;;) {
-		store_state *ss = NULL;
-		size_t n = 0;
-		wb_lock(wb);
-		int rc = store_states_page(wb->st, wb->run, STORE_BY_DISCOVERY, 0, after, 4096, &ss, &n);
-		wb_unlock(wb);
-		if (rc != 0 || n == 0) {
-			store_states_free(ss, n);
-			break;
-		}
-		for (size_t i = 0; i < n && found == ENG_NO_STATE; i++) {
-			char h[3][33];
-			eng_fp_hex(ss[i].fp, h[0]);
-			eng_fp_hex(ss[i].raw_fp, h[1]);
-			eng_fp_hex(ss[i].canon_fp, h[2]);
-			for (int k = 0; k < 3; k++)
-				if (strncmp(h[k], want, plen) == 0)
-					found = ss[i].id;
-		}
-		after = ss[n - 1].id;
-		store_states_free(ss, n);
-		if (found != ENG_NO_STATE)
-			break;
-	}
-	if (found == ENG_NO_STATE) {
-		wb_msg(wb, true, "/%s: no state with that id or fingerprint prefix", want);
-		return;
-	}
-	wb_goto_state(wb, found);
-	wb_go(wb, WB_V_STATE);
+	/* On the worker: a pass over every stored state. */
+	if (wb_submit(wb, WB_J_FIND, 0, want, 0))
+		wb_msg(wb, false, "looking for fingerprint %s...", want);
 }
 
 static void k_jump(struct wb *wb, int key) { wb_prompt(wb, "state id or fingerprint prefix: ", jump_done); }
@@ -194,6 +161,14 @@ static void k_run(struct wb *wb, int key)
 }
 
 static void k_pause(struct wb *wb, int key) { wb_pause(wb); }
+
+static void k_order(struct wb *wb, int key)
+{
+	if (!need_live(wb, "changing the search order"))
+		return;
+	if (wb_submit(wb, WB_J_REORDER, 0, NULL, 0))
+		wb_msg(wb, false, "ending this run; a new one will search in the other order...");
+}
 
 static void k_simulate(struct wb *wb, int key)
 {
@@ -281,6 +256,7 @@ const struct wb_binding wb_bindings[] = {
 	{'R', 0, "R", "run the search from the current state", k_run},
 	{'p', 0, "p", "pause the running search", k_pause},
 	{'S', 0, "S", "simulate: 100 random walks from the initial states", k_simulate},
+	{'o', 0, "o", "switch BFS/DFS: ends this run, begins a new one in the other order", k_order},
 	{CTRL('l'), 0, "^L", "redraw the screen", k_redraw},
 	{0, 0, NULL, NULL, NULL},
 };

@@ -39,6 +39,7 @@ static void draw_header(struct wb *wb)
 	bool busy;
 	enum wb_job job;
 	wb_lock(wb);
+	bool dfs = wb->opts.order == ENG_DFS;
 	p = wb->prog;
 	job = wb->job;
 	busy = job != WB_J_NONE;
@@ -47,9 +48,11 @@ static void draw_header(struct wb *wb)
 		const char *what = !busy ? "idle"
 				   : job == WB_J_RUN || job == WB_J_RUN_FROM ? "SEARCHING"
 				   : job == WB_J_REPLAY ? "replaying"
-				   : job == WB_J_SIMULATE ? "simulating" : "stepping";
-		snprintf(run, sizeof run, "run %lld live %s | %s | %llu distinct %llu gen %.0f/s d%u fr %llu",
-			 (long long)wb->run, name, what, (unsigned long long)p.distinct,
+				   : job == WB_J_SIMULATE ? "simulating"
+				   : job == WB_J_RENDER ? "rendering"
+				   : job == WB_J_FIND || job == WB_J_COMPARE ? "reading" : "stepping";
+		snprintf(run, sizeof run, "run %lld live %s %s | %s | %llu distinct %llu gen %.0f/s d%u fr %llu",
+			 (long long)wb->run, name, dfs ? "dfs" : "bfs", what, (unsigned long long)p.distinct,
 			 (unsigned long long)p.generated, p.states_per_s, p.depth,
 			 (unsigned long long)p.frontier);
 	} else {

@@ -89,10 +89,6 @@ eng_listener wb_worker_listener(struct wb *wb)
 
 /* ---- jobs ------------------------------------------------------------------ */
 
-/* Weak: the workbench still builds against a store without it (states
- * stepped by hand then show once the writer commits on its own). */
-extern int store_sync(store *st) __attribute__((weak));
-
 /* After the engine ran: hand the store the final figures and make every
  * row written so far readable by the UI's read-only handle. */
 static void after_engine(struct wb *wb)
@@ -100,12 +96,20 @@ static void after_engine(struct wb *wb)
 	const eng_stats *t = eng_search_stats(wb->search);
 	if (wb->store_l.on_progress)
 		wb->store_l.on_progress(wb->store_l.ctx, t);
-	if (store_sync)
-		store_sync(wb->wst);
+	if (wb->wst)
+		store_sync(wb->wst); /* a failure stays in store_error() and stops the search */
 	wb_lock(wb);
 	wb->prog = *t;
 	wb->prog_seq++;
 	wb_unlock(wb);
+}
+
+/* Steps by hand are stored but are not a search's expansions: the store
+ * must not count them toward what --resume trusts (store.h). */
+static void hand_steps(struct wb *wb, bool on)
+{
+	if (wb->wst)
+		store_hand_steps(wb->wst, on);
 }
 
 static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len)
@@ -115,6 +119,8 @@ static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len
 			 eng_search_error(wb->search) ? eng_search_error(wb->search) : "no such state");
 		return;
 	}
+	if (from && wb->wst)
+		store_frontier_replaced(wb->wst); /* --resume must not trust the order now */
 	uint64_t v0 = eng_search_stats(wb->search)->violations;
 	int rc = eng_search_run(wb->search);
 	after_engine(wb);
@@ -259,6 +265,47 @@ static void job_simulate(struct wb *wb, char *msg, size_t len)
 			 (unsigned long long)so.walks, (unsigned long long)out.transitions);
 }
 
+/* The visited set holds every fingerprint in memory: a scan of a million
+ * takes milliseconds. */
+static uint32_t find_in_search(struct wb *wb, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	uint64_t n = eng_search_count(wb->search);
+	for (uint64_t i = 0; i < n; i++) {
+		char hex[33];
+		if (strncmp(eng_fp_hex(eng_search_fp(wb->search, (uint32_t)i), hex), prefix, plen) == 0)
+			return (uint32_t)i;
+	}
+	return ENG_NO_STATE;
+}
+
+/* The worker's own read-only handle, for reads too long for the UI
+ * thread's (whole-run passes, rendering); NULL with msg when it cannot be
+ * opened. */
+static store *worker_store(struct wb *wb, char *msg, size_t len)
+{
+	char err[512];
+	store_opts ro = {.readonly = true};
+	if (!wb->rst && !(wb->rst = store_open(wb->db_path, &ro, err, sizeof err)))
+		snprintf(msg, len, "%.200s", err);
+	return wb->rst;
+}
+
+/* A stored run: one pass over its state blocks on the worker's own handle
+ * (store_find_fp_prefix), matching the deduplicating, raw or canonical
+ * fingerprint. */
+static uint32_t find_in_store(struct wb *wb, int64_t run, const char *prefix)
+{
+	char err[512];
+	if (!worker_store(wb, err, sizeof err))
+		return ENG_NO_STATE;
+	uint32_t id;
+	size_t n = 0;
+	if (store_find_fp_prefix(wb->rst, run, prefix, &id, 1, &n) != 0 || n == 0)
+		return ENG_NO_STATE;
+	return id;
+}
+
 static void *worker_main(void *arg)
 {
 	struct wb *wb = arg;
@@ -273,6 +320,8 @@ static void *worker_main(void *arg)
 		char label[sizeof wb->job_label];
 		memcpy(label, wb->job_label, sizeof label);
 		size_t steps = wb->job_steps;
+		int64_t run = wb->job_run;
+		struct wb_render render = wb->render;
 		wb->job_running = true;
 		wb_unlock(wb);
 
@@ -291,7 +340,9 @@ static void *worker_main(void *arg)
 			job_run(wb, j == WB_J_RUN_FROM, id, msg, sizeof msg);
 			break;
 		case WB_J_EXPAND:
+			hand_steps(wb, true);
 			rc = eng_search_expand(wb->search, id);
+			hand_steps(wb, false);
 			after_engine(wb);
 			if (rc < 0)
 				snprintf(msg, sizeof msg, "cannot expand state %u: %s", id,
@@ -300,7 +351,9 @@ static void *worker_main(void *arg)
 				snprintf(msg, sizeof msg, "expanded state %u: %d successor(s)", id, rc);
 			break;
 		case WB_J_APPLY: {
+			hand_steps(wb, true);
 			rc = eng_search_apply(wb->search, id, label, &reached);
+			hand_steps(wb, false);
 			after_engine(wb);
 			char el[80];
 			wb_escape(el, sizeof el, label, strlen(label));
@@ -321,22 +374,62 @@ static void *worker_main(void *arg)
 		case WB_J_SIMULATE:
 			job_simulate(wb, msg, sizeof msg);
 			break;
-		case WB_J_FIND: {
-			/* The visited set holds every fingerprint in memory: a scan
-			 * of a million takes milliseconds, unlike the store's pages. */
-			size_t plen = strlen(label);
-			uint64_t n = eng_search_count(wb->search);
-			for (uint64_t i = 0; i < n && reached == ENG_NO_STATE; i++) {
-				char hex[33];
-				if (strncmp(eng_fp_hex(eng_search_fp(wb->search, (uint32_t)i), hex), label, plen) == 0)
-					reached = (uint32_t)i;
+		case WB_J_REORDER: {
+			char err[256];
+			eng_order o = wb->opts.order == ENG_DFS ? ENG_BFS : ENG_DFS;
+			rc = wb_session_reorder(wb, o, err, sizeof err);
+			if (rc < 0) {
+				snprintf(msg, sizeof msg, "cannot begin a new run: %.200s", err);
+				break;
 			}
+			rc = eng_search_init(wb->search);
+			after_engine(wb);
+			snprintf(msg, sizeof msg, "new run %lld searching %s (r runs it)",
+				 (long long)wb->run_live, o == ENG_DFS ? "depth-first" : "breadth-first");
+			break;
+		}
+		case WB_J_COMPARE: {
+			/* A whole-run read (seconds on a million states): on the
+			 * worker, through a read-only handle of its own. */
+			char err[512];
+			store_opts ro = {.readonly = true};
+			if (!wb->rst)
+				wb->rst = store_open(wb->db_path, &ro, err, sizeof err);
+			store_compare *c = calloc(1, sizeof *c);
+			if (!wb->rst || !c || store_compare_run(wb->rst, run, c) != 0) {
+				free(c);
+				c = NULL;
+				rc = -1;
+				snprintf(msg, sizeof msg, "cannot compare run %lld", (long long)run);
+			}
+			wb_lock(wb);
+			if (wb->compare) {
+				store_compare_clear(wb->compare);
+				free(wb->compare);
+			}
+			wb->compare = c;
+			wb->compare_run = run;
+			wb_unlock(wb);
+			break;
+		}
+		case WB_J_FIND: {
+			if (wb->search && run == wb->run_live)
+				reached = find_in_search(wb, label);
+			/* the store also matches raw and canonical fingerprints */
+			if (reached == ENG_NO_STATE)
+				reached = find_in_store(wb, run, label);
 			if (reached == ENG_NO_STATE) {
 				rc = -1;
 				snprintf(msg, sizeof msg, "/%.40s: no state with that fingerprint prefix", label);
 			}
 			break;
 		}
+		case WB_J_RENDER:
+			if (worker_store(wb, msg, sizeof msg))
+				rc = wb_render_run(wb->rst, &render, msg, sizeof msg);
+			else
+				rc = -1;
+			break;
 		case WB_J_NONE:
 			break;
 		}
@@ -385,11 +478,28 @@ bool wb_submit(struct wb *wb, enum wb_job j, uint32_t state, const char *label, 
 		wb->job_state = state;
 		snprintf(wb->job_label, sizeof wb->job_label, "%s", label ? label : "");
 		wb->job_steps = steps;
+		wb->job_run = wb->run;
 		pthread_cond_signal(&wb->cv);
 	}
 	wb_unlock(wb);
 	if (!ok)
 		wb_msg(wb, true, "busy: the engine is working (p pauses a search)");
+	return ok;
+}
+
+bool wb_submit_render(struct wb *wb, const struct wb_render *r)
+{
+	wb_lock(wb);
+	bool ok = wb->job == WB_J_NONE;
+	if (ok) {
+		wb->render = *r;
+		wb->job = WB_J_RENDER;
+		wb->job_run = wb->run;
+		pthread_cond_signal(&wb->cv);
+	}
+	wb_unlock(wb);
+	if (!ok)
+		wb_msg(wb, true, "busy: the engine is working (p pauses a search); render when it is idle");
 	return ok;
 }
 
@@ -452,6 +562,15 @@ void wb_poll(struct wb *wb)
 		wb_msg(wb, rc < 0 || strncmp(msg, "cannot", 6) == 0, "%s", msg);
 	if (j == WB_J_APPLY && rc >= 0 && reached != ENG_NO_STATE)
 		wb_goto_state(wb, reached);
+	if (j == WB_J_REORDER && rc >= 0) {
+		wb_lock(wb);
+		int64_t r = wb->run_live;
+		wb_unlock(wb);
+		wb_select_run(wb, r);
+		wb->nvstack = 0;
+		wb->view = WB_V_LIST;
+		wb->data_gen++;
+	}
 	if (j == WB_J_FIND && rc >= 0 && reached != ENG_NO_STATE) {
 		wb_goto_state(wb, reached);
 		wb_go(wb, WB_V_STATE);

@@ -97,6 +97,21 @@ enum wb_job {
 	WB_J_DESCRIBE,  /* print job_state through the frontend (models) */
 	WB_J_SIMULATE,  /* random walks from the initial states */
 	WB_J_FIND,      /* the first state whose fingerprint starts with job_label */
+	WB_J_COMPARE,   /* store_compare_run of run job_run on the worker's own handle */
+	WB_J_REORDER,   /* end the live run; begin a new one searching in the other order */
+	WB_J_RENDER,    /* draw wb.render to SVG through viz (minutes for big graphs) */
+};
+
+/* A picture for the worker to draw (WB_J_RENDER), from the worker's own
+ * read-only store handle, so the screen keeps answering keys meanwhile. */
+struct wb_render {
+	bool heap;                 /* the allocator at `state`; else the graph */
+	int64_t run;
+	uint32_t state;
+	int64_t violation;         /* highlight its trace; 0: none */
+	bool raw_vs_canonical;     /* one cluster per canonical state */
+	bool around_set;           /* the neighbourhood of `state`, radius 2 */
+	char path[128];            /* the SVG written (relative to the cwd) */
 };
 
 /* One step of a counterexample replay as re-executed. */
@@ -135,6 +150,8 @@ struct wb {
 	bool job_running;
 	bool quit;
 	uint32_t job_state;
+	int64_t job_run;
+	int64_t run_live;          /* the run the live search writes (0: none) */
 	char job_label[256];
 	size_t job_steps;
 	eng_trace *replay_trace;   /* owned; the trace being replayed */
@@ -148,6 +165,10 @@ struct wb {
 	int done_rc;
 	uint32_t done_state;       /* apply: the state reached */
 	char done_msg[256];
+	store *rst;                /* the worker's read-only handle (heavy reads) */
+	store_compare *compare;    /* WB_J_COMPARE result (owned; the UI takes it) */
+	int64_t compare_run;
+	struct wb_render render;   /* WB_J_RENDER's request */
 	char *describe;            /* WB_J_DESCRIBE result (owned) */
 	uint32_t describe_id;
 
@@ -183,6 +204,9 @@ struct wb {
 int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t run,
 		    const eng_opts *o, char *err, size_t errlen);
 void wb_session_close(struct wb *wb);
+/* Worker only: end the live run and begin a new one whose search goes in
+ * `order` (the engine's order is fixed per search). */
+int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen);
 void wb_lock(struct wb *wb);
 void wb_unlock(struct wb *wb);
 void wb_reload_run(struct wb *wb);     /* reread wb.ri and n_states */
@@ -199,6 +223,8 @@ void wb_worker_start(struct wb *wb);
 void wb_worker_stop(struct wb *wb);     /* stop any search, join */
 /* Submit a job; false (and a message) when the worker is busy. */
 bool wb_submit(struct wb *wb, enum wb_job j, uint32_t state, const char *label, size_t steps);
+/* Submit WB_J_RENDER for r; false (and a message) when busy. */
+bool wb_submit_render(struct wb *wb, const struct wb_render *r);
 bool wb_busy(struct wb *wb);            /* takes mu */
 void wb_pause(struct wb *wb);           /* stop a running search */
 /* Pick up progress and finished jobs; marks dirty.  UI thread. */
@@ -225,6 +251,10 @@ void wb_list_clamp(struct wb_list *l, size_t rows);
 /* 12 hex digits of a fingerprint ("-" for zero). */
 char *wb_fp_short(eng_fp fp, char buf[16]);
 const char *wb_status_name(int status);
+
+/* view-graph.c, on the worker: draw r with store handle st; the message
+ * says where the file is or why it failed.  0, or -1. */
+int wb_render_run(store *st, const struct wb_render *r, char *msg, size_t len);
 
 /* Views ask each other for a few things. */
 void wb_replay_open(struct wb *wb, int64_t violation); /* view-replay.c */

@@ -42,3 +42,60 @@ for n in 3 4 5 6 7; do
 		printf "%-3s %9s %12s %10s %13s %14s %14.0f %10.2f\n", n, d, tr, sps, tps, dep, us, us / pre
 	}'
 done
+
+# ---- fork snapshots (h8, issue 8) ----------------------------------------
+# transitions/s for the replay executor, the fork executor and fork with
+# --jobs 2, on the list example (keys 1..9, each once, canonical hashing)
+# bounded at depth 3, 6 and 9, and on sqlite3 (a costly start-up) at depth
+# 6; beside them the machine's floor for one fork transition (fork a small
+# process, one pipe round trip, kill, reap: tests/fork/forklimit.c) as
+# transitions/s.  Ratios: fork/replay, jobs2/fork, and fork against the floor.
+FL=$top/$B/tests-helpers/forklimit
+flus=$("$FL" 1000)
+limit=$(awk -v u="$flus" 'BEGIN { printf "%.0f", 1e6 / u }')
+echo "fork + round trip + kill + wait of a 1 MiB process: $flus us, i.e. $limit transitions/s"
+tps() { # EXEC JOBS SCN -> transitions/s
+	"$CMC" check --no-store --json --exec "$1" --jobs "$2" "$3" >"$T/f.json" 2>"$T/f.err"
+	sed -n 's/.*"transitions_per_s": *\([^,}]*\).*/\1/p' "$T/f.json" | head -n 1
+}
+printf '%-14s %6s %10s %10s %10s %12s %11s %13s\n' case trans replay/s fork/s jobs2/s fork/replay jobs2/fork "fork/limit"
+row() { # NAME SCN
+	tr=$("$CMC" check --no-store --json --exec fork --jobs 1 "$2" 2>/dev/null |
+		sed -n 's/.*"transitions": *\([^,}]*\).*/\1/p')
+	r=$(tps replay 1 "$2") f=$(tps fork 1 "$2") j=$(tps fork 2 "$2")
+	awk -v n="$1" -v tr="$tr" -v r="$r" -v f="$f" -v j="$j" -v l="$limit" 'BEGIN {
+		printf "%-14s %6s %10.0f %10.0f %10.0f %11.1fx %10.2fx %12.2fx\n", n, tr, r, f, j,
+			(r > 0 ? f / r : 0), (f > 0 ? j / f : 0), (l > 0 ? f / l : 0)
+	}'
+}
+for d in 3 6 9; do
+	scn=$T/list9-$d.scn
+	{
+		echo "target $EX/list-emit {port}"
+		echo "transport tcp"
+		k=1
+		while [ "$k" -le 9 ]; do
+			printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"
+			k=$((k + 1))
+		done
+		echo "hash canonical"
+		echo "depth $d"
+	} >"$scn"
+	row "list d=$d" "$scn"
+done
+if command -v sqlite3 >/dev/null 2>&1; then
+	cat >"$T/sqlite.scn" <<'SCN'
+target sqlite3 :memory:
+op create "create table t(x integer primary key, y text);\n" once
+op "ins 1" "insert into t values(1, 'one');\n" once
+op "ins 2" "insert into t values(2, 'two');\n" once
+op "del 1" "delete from t where x = 1;\n"
+op count "select count(*) from t;\n"
+op index "create index iy on t(y);\n" once
+hash raw
+depth 6
+SCN
+	row "sqlite3 d=6" "$T/sqlite.scn"
+else
+	echo "sqlite3 d=6: sqlite3 is not installed"
+fi

@@ -4,7 +4,11 @@
 # goal is >= 0.85 at over a million states), bytes per stored state, and
 # the read latencies the workbench depends on (a state, its successors, a
 # page of 100 states by depth, a trace; goal < 50 ms) on the stored run.
-# One figure per line.
+# One figure per line.  The on/off comparison runs twice: with the
+# engine's default --jobs (the number of cores) and with --jobs 1 (names
+# ending in _jobs1); the listener sees the same calls in the same order
+# either way, but with several jobs the store's writer thread competes
+# with the engine's workers for the cores.
 #
 # Model: bench-counters bounded at BENCH_STATES (default 1,200,000) states.
 # The two configurations alternate BENCH_REPEAT times (default 3) and the
@@ -34,35 +38,46 @@ jget() { sed -n "s/.*\"$2\": *\([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (b > a ? b : a) }'; }
 least() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == 0 || b < a ? b : a) }'; }
 
-on_sps=0 off_sps=0 on_wall=0 off_wall=0 on_cpu=0 off_cpu=0
 TIME=
 [ -x /usr/bin/time ] && TIME="/usr/bin/time -o $tmp/cpu -f %U+%S"
 cpu() { if [ -n "$TIME" ]; then awk -F+ '{ print $1 + $2 }' "$tmp/cpu"; else echo 0; fi; }
-i=0
-while [ "$i" -lt "$R" ]; do
-	rm -f "$tmp"/s.db*
-	t0=$(now)
-	$TIME "$CMC" check bench-counters --max-states "$N" --db "$tmp/s.db" --json >"$tmp/on.json" || exit 2
-	t1=$(now)
-	on_wall=$(least "$on_wall" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-	on_cpu=$(least "$on_cpu" "$(cpu)")
-	t0=$(now)
-	$TIME "$CMC" check bench-counters --max-states "$N" --no-store --json >"$tmp/off.json" || exit 2
-	t1=$(now)
-	off_wall=$(least "$off_wall" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-	off_cpu=$(least "$off_cpu" "$(cpu)")
-	on_sps=$(best "$on_sps" "$(jget "$tmp/on.json" states_per_s)")
-	off_sps=$(best "$off_sps" "$(jget "$tmp/off.json" states_per_s)")
-	i=$((i + 1))
-done
-distinct=$(jget "$tmp/on.json" distinct)
-echo "model bench-counters --max-states $N ($distinct states, best of $R)"
-awk -v on="$on_sps" -v off="$off_sps" 'BEGIN {
-	printf "states_per_s_store_on %.0f\nstates_per_s_store_off %.0f\nratio_states_per_s %.2f\n", on, off, on / off }'
-awk -v on="$on_wall" -v off="$off_wall" 'BEGIN {
-	printf "wall_s_store_on %.2f\nwall_s_store_off %.2f\nratio_wall %.2f\n", on, off, off / on }'
-[ -n "$TIME" ] && awk -v on="$on_cpu" -v off="$off_cpu" 'BEGIN {
-	printf "cpu_s_store_on %.2f\ncpu_s_store_off %.2f\nratio_cpu %.2f\n", on, off, off / on }'
+
+# measure SUFFIX [cmc check options] — the store on and off, alternating,
+# best of R; prints the figures with SUFFIX appended to each name.
+measure() {
+	sfx=$1
+	shift
+	on_sps=0 off_sps=0 on_wall=0 off_wall=0 on_cpu=0 off_cpu=0
+	i=0
+	while [ "$i" -lt "$R" ]; do
+		rm -f "$tmp"/s.db*
+		t0=$(now)
+		$TIME "$CMC" check bench-counters --max-states "$N" "$@" --db "$tmp/s.db" --json >"$tmp/on.json" || exit 2
+		t1=$(now)
+		on_wall=$(least "$on_wall" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+		on_cpu=$(least "$on_cpu" "$(cpu)")
+		t0=$(now)
+		$TIME "$CMC" check bench-counters --max-states "$N" "$@" --no-store --json >"$tmp/off.json" || exit 2
+		t1=$(now)
+		off_wall=$(least "$off_wall" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+		off_cpu=$(least "$off_cpu" "$(cpu)")
+		on_sps=$(best "$on_sps" "$(jget "$tmp/on.json" states_per_s)")
+		off_sps=$(best "$off_sps" "$(jget "$tmp/off.json" states_per_s)")
+		i=$((i + 1))
+	done
+	distinct=$(jget "$tmp/on.json" distinct)
+	echo "model bench-counters --max-states $N $* ($distinct states, best of $R)"
+	awk -v on="$on_sps" -v off="$off_sps" -v s="$sfx" 'BEGIN {
+		printf "states_per_s_store_on%s %.0f\nstates_per_s_store_off%s %.0f\nratio_states_per_s%s %.2f\n", s, on, s, off, s, on / off }'
+	awk -v on="$on_wall" -v off="$off_wall" -v s="$sfx" 'BEGIN {
+		printf "wall_s_store_on%s %.2f\nwall_s_store_off%s %.2f\nratio_wall%s %.2f\n", s, on, s, off, s, off / on }'
+	[ -n "$TIME" ] && awk -v on="$on_cpu" -v off="$off_cpu" -v s="$sfx" 'BEGIN {
+		printf "cpu_s_store_on%s %.2f\ncpu_s_store_off%s %.2f\nratio_cpu%s %.2f\n", s, on, s, off, s, off / on }'
+}
+
+# The engine's default (--jobs = the number of cores), then one job.
+measure "" 
+measure _jobs1 --jobs 1
 bytes=$(cat "$tmp"/s.db* | wc -c)
 awk -v b="$bytes" -v n="$distinct" 'BEGIN { printf "db_bytes %d\nbytes_per_state %.1f\n", b, b / n }'
 "$READ" "$tmp/s.db" 200

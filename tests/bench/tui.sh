@@ -13,6 +13,7 @@ CMC=$top/$B/cmc
 command -v tmux >/dev/null 2>&1 || { echo "tui: tmux is not installed; skipped"; exit 0; }
 T=$(mktemp -d "${TMPDIR:-/tmp}/cmc-bench-tui.XXXXXX")
 SOCK=cmc-bench-$$
+TMUX_TMPDIR=$T; export TMUX_TMPDIR
 trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
 cd "$T" || exit 1
@@ -54,7 +55,8 @@ timed jump_to_id '^state 999999 ' / 999999 Enter
 timed back_view '^\[states by discovery' '<'
 # the fingerprint prefix of the last state (a scan of the whole run)
 fp=$("$CMC" show --db big.db 999999 | sed -n 's/^fingerprint *\([0-9a-f]\{10\}\).*/\1/p')
-timed jump_to_fp_prefix_of_last '^state 999999 ' / "$fp" Enter
+timed fp_prefix_key_answered 'looking for fingerprint' / "$fp" Enter
+timed fp_prefix_of_last_found_on_worker '^state 999999 ' 
 timed back_view_again '^\[states by discovery' '<'
 timed open_state_0 '^state 0 ' g Enter
 timed take_edge_to_successor '^state [1-9][0-9]* ' Enter
@@ -64,5 +66,6 @@ timed tree_view '^\+ 0 \(initial\)' 3
 timed tree_open_root '^  \+ [0-9]+ ' Right
 timed neighbourhood 'neighbourhood of state' n
 timed violations_view 'no violation in this run' v
-timed compare_1M 'distinct canonical' c
+timed compare_key_answered 'comparing raw against canonical' c
+timed compare_1M_result_on_worker 'distinct canonical' 
 tm send-keys -t wb q

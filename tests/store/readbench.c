@@ -1,8 +1,9 @@
 /*
  * readbench.c — read latencies of the store API on the latest run of a
  * database, for tests/bench/store.sh: a state, its successors, a page of
- * states by depth, the trace to a state, and (not a workbench move, for
- * scale) predecessors, which scan.  Prints "NAME median_ms max_ms" lines.
+ * states by depth, the trace to a state, predecessors (through the
+ * predecessor index) and a fingerprint-prefix search (the `/` jump: one
+ * pass over the states).  Prints "NAME median_ms max_ms" lines.
  * Usage: store-readbench DB [SAMPLES]
  */
 #include <stdio.h>
@@ -113,7 +114,33 @@ int main(int argc, char **argv)
 	report("trace", t, n);
 
 	int m = n < 5 ? n : 5;
+	/* the workbench's `/` jump: a prefix of a random state's fingerprint
+	 * (found at its place in the scan), and one that matches nothing
+	 * (a whole pass) */
 	for (int i = 0; i < m; i++) {
+		uint32_t id = (uint32_t)(RND() % states), got[4];
+		store_state s;
+		char hex[33];
+		size_t nf;
+		store_state_get(st, run, id, &s);
+		eng_fp_hex(s.fp, hex);
+		store_state_clear(&s);
+		hex[8] = 0;
+		double t0 = eng_now();
+		store_find_fp_prefix(st, run, hex, got, 1, &nf);
+		t[i] = eng_now() - t0;
+	}
+	report("find_fp_prefix_hit", t, m);
+	for (int i = 0; i < m; i++) {
+		uint32_t got[4];
+		size_t nf;
+		double t0 = eng_now();
+		store_find_fp_prefix(st, run, "0123456789abcdef0123456789abcdef", got, 1, &nf);
+		t[i] = eng_now() - t0;
+	}
+	report("find_fp_prefix_miss", t, m);
+
+	for (int i = 0; i < n; i++) {
 		uint32_t id = (uint32_t)(RND() % states);
 		store_edge *e;
 		size_t ne;
@@ -122,7 +149,7 @@ int main(int argc, char **argv)
 		t[i] = eng_now() - t0;
 		store_edges_free(e, ne);
 	}
-	report("predecessors_scan", t, m);
+	report("predecessors", t, n);
 	free(t);
 	store_close(st);
 	return 0;

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -634,6 +635,246 @@ static void t_kill_and_resume(void)
 	ck = 4;
 }
 
+/* ---- steps by hand (the workbench) and what --resume trusts ------------- */
+
+static void stop_at(void *ctx, const eng_state_info *s)
+{
+	if (s->id >= 12)
+		eng_search_stop(ctx);
+}
+
+static int64_t expanded_below(store *st, int64_t run)
+{
+	sqlite3_stmt *q;
+	int64_t e = -1;
+	if (sqlite3_prepare_v2(st->db, "SELECT expanded_below FROM runs WHERE id = ?1", -1, &q,
+			       NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, run);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			e = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	return e;
+}
+
+/* Successors of a counters state: one per counter below the top. */
+static size_t counters_succ(store *st, int64_t run, uint32_t id)
+{
+	uint8_t *b;
+	size_t len, n = 0;
+	if (store_state_bytes(st, run, id, &b, &len) != 0 || len != sizeof(struct cstate))
+		return SIZE_MAX;
+	for (int i = 0; i < CN; i++)
+		n += b[i] + 1u < ck;
+	free(b);
+	return n;
+}
+
+/*
+ * As the workbench drives it: two hand steps from the initial state, one
+ * further down, a search focused on a deep state and stopped, then the
+ * writer killed.  Every hand step shows among the successors at once (a
+ * second read handle, after store_sync), the hand steps and the focused
+ * search leave expanded_below at 0, and --resume from there reaches every
+ * state with exactly its successors.
+ */
+static void t_hand_steps(void)
+{
+	const char *path = path_in("h.db");
+	int pfd[2];
+	if (pipe(pfd) != 0)
+		return;
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		store *st = open_or_die(path);
+		eng_opts o;
+		eng_opts_default(&o);
+		eng_frontend *fe = eng_model_frontend(&counters);
+		eng_search *s = eng_search_new(fe, &o);
+		store_run_info info = {.kind = "model", .name = "counters"};
+		int64_t run = store_run_begin(st, &info);
+		eng_listener l;
+		store_listener(st, s, &l);
+		eng_search_listen(s, &l);
+		eng_listener stopper = {.on_state = stop_at, .ctx = s};
+		uint32_t a = 0, b = 0, c = 0;
+		int64_t e[3];
+		eng_search_init(s);
+		store_sync(st);
+		store_hand_steps(st, true);
+		eng_search_apply(s, 0, "Inc0", &a);
+		store_hand_steps(st, false);
+		store_sync(st);
+		store_hand_steps(st, true);
+		eng_search_apply(s, 0, "Inc1", &b);
+		store_hand_steps(st, false);
+		store_sync(st);
+		/* what the UI's read-only handle sees now */
+		char err[256];
+		store_opts ro = {.readonly = true};
+		store *rd = store_open(path, &ro, err, sizeof err);
+		store_edge *ed = NULL;
+		size_t ne = 0;
+		int two = rd && store_successors(rd, run, 0, &ed, &ne) == 0 && ne == 2 &&
+			  ed[0].to == a && strcmp(ed[0].label, "Inc0") == 0 && ed[1].to == b &&
+			  strcmp(ed[1].label, "Inc1") == 0;
+		store_edges_free(ed, ne);
+		e[0] = rd ? expanded_below(rd, run) : -1;
+		store_hand_steps(st, true);
+		eng_search_apply(s, a, "Inc0", &c);
+		store_hand_steps(st, false);
+		store_sync(st);
+		e[1] = rd ? expanded_below(rd, run) : -1;
+		eng_search_focus(s, c);
+		store_frontier_replaced(st);
+		eng_search_listen(s, &stopper);
+		eng_search_run(s);
+		store_sync(st);
+		e[2] = rd ? expanded_below(rd, run) : -1;
+		int64_t msg[5] = {two, e[0], e[1], e[2], (int64_t)eng_search_count(s)};
+		if (write(pfd[1], msg, sizeof msg) != sizeof msg)
+			_exit(3);
+		raise(SIGKILL);
+	}
+	close(pfd[1]);
+	int64_t msg[5] = {0, -1, -1, -1, 0};
+	ssize_t got = read(pfd[0], msg, sizeof msg);
+	close(pfd[0]);
+	int wst;
+	waitpid(pid, &wst, 0);
+	ok(got == sizeof msg && msg[0] == 1,
+	   "two hand steps from one state: both edges read back at once (store_sync)");
+	ok(msg[1] == 0 && msg[2] == 0, "hand steps leave expanded_below at 0 (%lld, %lld)",
+	   (long long)msg[1], (long long)msg[2]);
+	ok(msg[3] == 0 && msg[4] > 12,
+	   "a focused search leaves it at 0 too (%lld after %lld states)", (long long)msg[3],
+	   (long long)msg[4]);
+
+	/* resume, as cmc check --resume does */
+	store *st = open_or_die(path);
+	int64_t run = store_latest_run(st);
+	store_resume rs;
+	int prep = store_resume_prepare(st, run, &rs);
+	ok(prep == 0 && rs.expanded_below == 0 && rs.n == (uint32_t)msg[4],
+	   "resume prepared: %u states, frontier from %u (%s)", rs.n, rs.expanded_below,
+	   prep ? store_error(st) : "");
+	if (prep != 0) {
+		store_close(st);
+		return;
+	}
+	eng_opts o;
+	eng_opts_default(&o);
+	eng_frontend *fe = eng_model_frontend(&counters);
+	eng_search *s = eng_search_new(fe, &o);
+	char err[256] = "";
+	int rr = store_resume_search(&rs, s, 0, err, sizeof err);
+	store_resume_clear(&rs);
+	ok(rr == 0 && store_run_continue(st, run) == 0, "resumed %s", err);
+	eng_listener l;
+	store_listener(st, s, &l);
+	eng_search_listen(s, &l);
+	eng_search_run(s);
+	eng_stats fin = *eng_search_stats(s);
+	store_run_end(st, "complete", &fin);
+	ok(fin.distinct == ipow(ck, CN) && fin.complete, "resumed run reaches all %llu states",
+	   (unsigned long long)fin.distinct);
+	bool each = true;
+	uint64_t total = 0;
+	for (uint32_t id = 0; id < fin.distinct && each; id++) {
+		store_edge *ed;
+		size_t ne;
+		each = store_successors(st, run, id, &ed, &ne) == 0 && ne == counters_succ(st, run, id);
+		for (size_t i = 0; each && i < ne; i++)
+			for (size_t k = 0; k < i; k++)
+				each = each && !(ed[k].to == ed[i].to &&
+						 strcmp(ed[k].label, ed[i].label) == 0);
+		if (!each)
+			printf("# state %u: %zu successors\n", id, ne);
+		total += ne;
+		store_edges_free(ed, ne);
+	}
+	ok(each && total == CN * (ck - 1) * ipow(ck, CN - 1),
+	   "every state has exactly its successors, merged from all its records (%llu)",
+	   (unsigned long long)total);
+
+	/* Predecessors through the index equal the successor lists turned
+	 * around: count the edges into each state, then check each one. */
+	uint32_t nst = (uint32_t)fin.distinct;
+	size_t *into = eng_xcalloc(nst, sizeof *into);
+	bool preds = true;
+	for (uint32_t id = 0; id < nst; id++) {
+		store_edge *ed;
+		size_t ne;
+		store_successors(st, run, id, &ed, &ne);
+		for (size_t i = 0; i < ne; i++)
+			if (ed[i].to < nst)
+				into[ed[i].to]++;
+		store_edges_free(ed, ne);
+	}
+	for (uint32_t id = 0; id < nst && preds; id++) {
+		store_edge *pe;
+		size_t np;
+		preds = store_predecessors(st, run, id, &pe, &np) == 0 && np == into[id];
+		for (size_t i = 0; preds && i < np; i++) {
+			store_edge *ed;
+			size_t ne;
+			bool there = false;
+			store_successors(st, run, pe[i].from, &ed, &ne);
+			for (size_t k = 0; k < ne; k++)
+				there = there || (ed[k].to == id && strcmp(ed[k].label, pe[i].label) == 0);
+			store_edges_free(ed, ne);
+			preds = there && pe[i].to == id;
+		}
+		if (!preds)
+			printf("# state %u: %zu predecessors, %zu edges into it\n", id, np, into[id]);
+		store_edges_free(pe, np);
+	}
+	free(into);
+	ok(preds, "predecessors (indexed) are exactly the edges into each state");
+
+	/* fingerprint prefixes: every state found by a prefix of its own
+	 * fingerprint, in either case; counted against a plain comparison */
+	bool found_all = true;
+	for (uint32_t id = 0; id < nst && found_all; id++) {
+		store_state s1;
+		char hex[33];
+		store_state_get(st, run, id, &s1);
+		eng_fp_hex(s1.fp, hex);
+		store_state_clear(&s1);
+		hex[id % 2 ? 5 : 32] = 0;
+		if (id % 3 == 0)
+			for (char *c = hex; *c; c++)
+				*c = (char)(*c >= 'a' ? *c - 32 : *c);
+		uint32_t ids[128];
+		size_t nf = 0, want = 0;
+		found_all = store_find_fp_prefix(st, run, hex, ids, 128, &nf) == 0;
+		bool self = false;
+		for (size_t i = 0; i < nf; i++)
+			self = self || ids[i] == id;
+		for (uint32_t k = 0; k < nst; k++) {
+			store_state s2;
+			char h2[33];
+			store_state_get(st, run, k, &s2);
+			eng_fp_hex(s2.fp, h2);
+			store_state_clear(&s2);
+			want += strncasecmp(h2, hex, strlen(hex)) == 0;
+		}
+		found_all = found_all && self && nf == want;
+		if (!found_all)
+			printf("# state %u: prefix %s found %zu, want %zu\n", id, hex, nf, want);
+	}
+	ok(found_all, "store_find_fp_prefix finds each state by its fingerprint's prefix");
+	uint32_t one;
+	size_t nf1 = 9;
+	ok(store_find_fp_prefix(st, run, "zz", &one, 1, &nf1) < 0 && nf1 == 0 &&
+		   strstr(store_error(st), "hex digits"),
+	   "a prefix that is not hex is refused: %s", store_error(st));
+	eng_search_free(s);
+	fe->ops->destroy(fe);
+	store_close(st);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/cmc-t2.XXXXXX");
@@ -645,6 +886,7 @@ int main(void)
 	t_compare();
 	t_schema();
 	t_kill_and_resume();
+	t_hand_steps();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)

@@ -13,7 +13,7 @@
  *   noread    never read input again (sleep forever)
  *   closein   close stdin and stdout, then sleep forever
  *   orphans   fork two children that outlive the target (one in a new
- *             session), then exit
+ *             session), then exit with status 5
  *   exec      exec /bin/sleep (another program that never reads)
  *   setsid    leave cmc's process group (setsid), fork a child, go on
  *             serving
@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmc_emit.h"
@@ -52,7 +53,8 @@ static void note_pid(void)
 	int fd = open("hostile.pids", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	int n = snprintf(b, sizeof b, "%d\n", (int)getpid());
+	/* the kernel's pid: the preload may present a deterministic getpid() */
+	int n = snprintf(b, sizeof b, "%ld\n", (long)syscall(SYS_getpid));
 	if (write(fd, b, (size_t)n) < 0)
 		_exit(9);
 	close(fd);
@@ -64,6 +66,8 @@ static void raw_canon(const void *p, size_t n)
 	if (v && write(atoi(v), p, n) < 0)
 		_exit(9);
 }
+
+static int skip_emit; /* the record written by evil stays the last one */
 
 static _Noreturn void sleep_forever(void)
 {
@@ -78,6 +82,7 @@ static void evil(const char *mode, struct item *head)
 		fwrite(esc, 1, sizeof esc - 1, stdout);
 		fflush(stdout);
 		cmc_emit(esc, sizeof esc - 1);
+		skip_emit = 1;
 		return;
 	}
 	if (!strcmp(mode, "flood")) {
@@ -108,7 +113,7 @@ static void evil(const char *mode, struct item *head)
 			}
 		}
 		if (!strcmp(mode, "orphans"))
-			_exit(0);
+			_exit(5);
 		puts("OK");
 		return;
 	}
@@ -192,7 +197,17 @@ int main(int argc, char **argv)
 	char line[256];
 	note_pid();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while (fgets(line, sizeof line, stdin)) {
+	for (;;) {
+		unsigned char rec[8];
+		if (skip_emit)
+			goto next;
+		for (int i = 0; i < 8; i++)
+			rec[i] = (unsigned char)((unsigned long long)n >> (8 * i));
+		cmc_emit(rec, sizeof rec);
+next:
+		skip_emit = 0;
+		if (!fgets(line, sizeof line, stdin))
+			break;
 		if (!strcmp(line, "a\n")) {
 			struct item *it = malloc(sizeof *it);
 			it->next = head;
@@ -203,10 +218,6 @@ int main(int argc, char **argv)
 			evil(mode, head);
 		} else
 			puts("OK");
-		unsigned char rec[8];
-		for (int i = 0; i < 8; i++)
-			rec[i] = (unsigned char)(n >> (8 * i));
-		cmc_emit(rec, sizeof rec);
 	}
 	return 0;
 }

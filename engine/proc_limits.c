@@ -1,0 +1,477 @@
+/*
+ * proc_limits.c — resource limits on targets and the cgroup jail around
+ * each one (contract and rationale in proc_limits.h).
+ *
+ * Cgroup layout: under the cgroup cmc itself runs in, on each hierarchy it
+ * can write (cgroup v2, and the v1 `pids` controller when mounted):
+ *     <mount><own cgroup>/cmc-<cmc pid>/t<n>
+ * The parent `cmc-<pid>` is created on first use and removed at exit; left-
+ * overs of a cmc that was SIGKILLed (its pid gone) are removed the next time
+ * any cmc makes its parent.  A jail's directories that cannot be removed yet
+ * (a killed process still exiting) are retried at the next jail and at exit.
+ * Freed jails are pooled (up to POOL_MAX) and reused once empty, so a replay
+ * run does not pay a cgroup mkdir/rmdir pair per target.
+ *
+ * Thread model: each search thread starts its own targets; the jail a thread
+ * prepared is handed to its forked child through a thread-local pointer (the
+ * child is a copy of exactly that thread).  The shared state (mount points,
+ * pending removals) is behind one mutex.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc_limits.h"
+#include "util.h"
+
+enum { V2, V1PIDS, NHIER };
+
+/* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h. */
+struct proc_jail {
+	char dir[NHIER][512];
+	unsigned long long pids_max_events; /* pids.events "max" when made */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static bool probed;
+static char parent[NHIER][400];     /* ".../cmc-<pid>", "" when unusable */
+static char **pending;              /* directories to rmdir later */
+static size_t npending;
+static unsigned long next_id;
+static _Thread_local struct proc_jail *armed; /* for the child of this thread */
+/* Jails whose processes were killed, kept for reuse: mkdir + rmdir of a
+ * cgroup pair costs ~135 us, a quarter of a target's exec.  One is reused
+ * only once it is empty again (a killed process may still be exiting). */
+#define POOL_MAX 16
+static struct proc_jail *pool[POOL_MAX];
+static size_t npool;
+
+/* ---- small file helpers (the child uses only put_str) ------------------ */
+
+static int put_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = strlen(s);
+	ssize_t w = write(fd, s, n);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return w == (ssize_t)n ? 0 : -1;
+}
+
+static int put_path(const char *dir, const char *file, const char *s)
+{
+	char p[600];
+	snprintf(p, sizeof p, "%s/%s", dir, file);
+	return put_str(p, s);
+}
+
+/* First line of dir/file into buf; false when unreadable. */
+static bool get_file(const char *dir, const char *file, char *buf, size_t n)
+{
+	char p[600];
+	snprintf(p, sizeof p, "%s/%s", dir, file);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t r = read(fd, buf, n - 1);
+	close(fd);
+	if (r < 0)
+		return false;
+	buf[r] = 0;
+	return true;
+}
+
+/* ---- finding the hierarchies ------------------------------------------- */
+
+/* This process's cgroup path on the hierarchy whose /proc/self/cgroup
+ * line starts with `prefix` ("0::" for v2, or a v1 line naming pids). */
+static bool own_cgroup(bool v2, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (!f)
+		return false;
+	char line[1024];
+	bool found = false;
+	while (!found && fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = 0;
+		const char *ctrls = c1 + 1;
+		bool hit = v2 ? (!strcmp(line, "0") && !*ctrls) : false;
+		if (!v2) {
+			/* a comma-separated list that contains "pids" */
+			char tmp[256];
+			snprintf(tmp, sizeof tmp, ",%s,", ctrls);
+			hit = strstr(tmp, ",pids,") != NULL;
+		}
+		if (hit) {
+			snprintf(out, n, "%s", strcmp(c2 + 1, "/") ? c2 + 1 : "");
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool mount_of(bool v2, char *out, size_t n)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	if (!f)
+		return false;
+	char dev[256], dir[400], type[64], opts[512];
+	bool found = false;
+	while (!found && fscanf(f, "%255s %399s %63s %511s %*d %*d", dev, dir, type, opts) == 4) {
+		if (v2 && !strcmp(type, "cgroup2"))
+			found = true;
+		else if (!v2 && !strcmp(type, "cgroup")) {
+			char tmp[520];
+			snprintf(tmp, sizeof tmp, ",%s,", opts);
+			found = strstr(tmp, ",pids,") != NULL;
+		}
+		if (found)
+			snprintf(out, n, "%s", dir);
+	}
+	fclose(f);
+	return found;
+}
+
+/* Remove cmc-<pid> directories (and their t<n> children) whose cmc is gone. */
+static void sweep_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int pid;
+		char end;
+		if (sscanf(e->d_name, "cmc-%d%c", &pid, &end) != 1 || pid <= 0)
+			continue;
+		if (kill(pid, 0) == 0 || errno == EPERM)
+			continue;
+		char p[1100];
+		if (snprintf(p, sizeof p, "%s/%s", base, e->d_name) >= (int)sizeof p)
+			continue;
+		DIR *sd = opendir(p);
+		if (sd) {
+			struct dirent *se;
+			while ((se = readdir(sd))) {
+				if (se->d_name[0] != 't')
+					continue;
+				char sp[1400];
+				if (snprintf(sp, sizeof sp, "%s/%s", p, se->d_name) >= (int)sizeof sp)
+					continue;
+				if (rmdir(sp) < 0) {
+					put_path(sp, "cgroup.kill", "1");
+				}
+			}
+			closedir(sd);
+		}
+		rmdir(p);
+	}
+	closedir(d);
+}
+
+static void remove_all(void);
+
+static void probe(void)
+{
+	probed = true;
+	const char *no = getenv("CMC_NO_CGROUP");
+	if (geteuid() != 0 || (no && *no))
+		return;
+	for (int h = 0; h < NHIER; h++) {
+		char mnt[400], own[400], base[800];
+		if (!mount_of(h == V2, mnt, sizeof mnt) || !own_cgroup(h == V2, own, sizeof own))
+			continue;
+		snprintf(base, sizeof base, "%s%s", mnt, own);
+		if (h == V2) {
+			/* cgroup.kill (Linux 5.14) is what makes v2 worth it */
+			char k[900];
+			snprintf(k, sizeof k, "%s/cgroup.kill", base);
+			if (access(k, F_OK) != 0)
+				continue;
+		}
+		sweep_stale(base);
+		char dir[sizeof parent[0]];
+		if (snprintf(dir, sizeof dir, "%s/cmc-%d", base, (int)getpid()) >= (int)sizeof dir)
+			continue;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			continue;
+		snprintf(parent[h], sizeof parent[h], "%s", dir);
+	}
+	if (parent[V2][0] || parent[V1PIDS][0])
+		atexit(remove_all);
+}
+
+/* ---- the jail ---------------------------------------------------------- */
+
+static void kill_members(const char *dir, bool v2)
+{
+	if (v2 && put_path(dir, "cgroup.kill", "1") == 0)
+		return;
+	/* v1: kill until a pass finds nobody (a fork racing the kill is
+	 * caught by the next pass; pids.max bounds how many there can be). */
+	for (int pass = 0; pass < 1000; pass++) {
+		char p[600];
+		snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+		FILE *f = fopen(p, "re");
+		if (!f)
+			return;
+		int pid, n = 0;
+		while (fscanf(f, "%d", &pid) == 1)
+			if (pid > 0 && kill(pid, SIGKILL) == 0)
+				n++;
+		fclose(f);
+		if (!n)
+			return;
+	}
+}
+
+/* rmdir now, or queue it (called with lock held). */
+static void remove_dir(const char *dir)
+{
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return;
+	pending = eng_xrealloc(pending, (npending + 1) * sizeof *pending);
+	pending[npending++] = eng_xstrdup(dir);
+}
+
+static void retry_pending(void)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < npending; i++) {
+		if (rmdir(pending[i]) == 0 || errno == ENOENT)
+			free(pending[i]);
+		else
+			pending[k++] = pending[i];
+	}
+	npending = k;
+}
+
+static void remove_all(void)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < npool; i++) {
+		for (int h = 0; h < NHIER; h++)
+			if (pool[i]->dir[h][0]) {
+				kill_members(pool[i]->dir[h], h == V2);
+				remove_dir(pool[i]->dir[h]);
+			}
+		free(pool[i]);
+	}
+	npool = 0;
+	retry_pending();
+	/* Still busy: a process killed a moment ago has not finished exiting.
+	 * Give the kernel a bounded moment, then leave them for the sweep. */
+	for (int i = 0; npending && i < 200; i++) {
+		for (size_t j = 0; j < npending; j++) {
+			bool v2 = parent[V2][0] && !strncmp(pending[j], parent[V2], strlen(parent[V2]));
+			kill_members(pending[j], v2);
+		}
+		usleep(1000);
+		retry_pending();
+	}
+	for (int h = 0; h < NHIER; h++)
+		if (parent[h][0])
+			rmdir(parent[h]);
+	pthread_mutex_unlock(&lock);
+}
+
+/* Empty on every hierarchy it has (v2: cgroup.events populated 0; v1:
+ * pids.current 0)? */
+static bool jail_empty(const struct proc_jail *j)
+{
+	char buf[256];
+	if (j->dir[V2][0] && (!get_file(j->dir[V2], "cgroup.events", buf, sizeof buf) ||
+			      !strstr(buf, "populated 0")))
+		return false;
+	if (j->dir[V1PIDS][0] && (!get_file(j->dir[V1PIDS], "pids.current", buf, sizeof buf) ||
+				  strtoull(buf, NULL, 10) != 0))
+		return false;
+	return true;
+}
+
+/* A pooled jail that is empty, reset for sc; NULL when none (lock held). */
+static struct proc_jail *reuse(const struct proc_scenario *sc)
+{
+	for (size_t i = 0; i < npool; i++) {
+		struct proc_jail *j = pool[i];
+		if (!jail_empty(j))
+			continue;
+		pool[i] = pool[--npool];
+		char buf[128], v[32];
+		unsigned long long n = 0;
+		if (j->dir[V1PIDS][0]) {
+			if (sc->limit_procs)
+				snprintf(v, sizeof v, "%llu", (unsigned long long)sc->limit_procs);
+			else
+				snprintf(v, sizeof v, "max");
+			put_path(j->dir[V1PIDS], "pids.max", v);
+			if (get_file(j->dir[V1PIDS], "pids.events", buf, sizeof buf))
+				sscanf(buf, "max %llu", &n);
+		}
+		j->pids_max_events = n;
+		return j;
+	}
+	return NULL;
+}
+
+struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
+{
+	armed = NULL;
+	pthread_mutex_lock(&lock);
+	if (!probed)
+		probe();
+	retry_pending();
+	if (!parent[V2][0] && !parent[V1PIDS][0]) {
+		pthread_mutex_unlock(&lock);
+		return NULL;
+	}
+	struct proc_jail *j = reuse(sc);
+	if (j) {
+		pthread_mutex_unlock(&lock);
+		armed = j;
+		return j;
+	}
+	unsigned long id = next_id++;
+	pthread_mutex_unlock(&lock);
+	j = eng_xcalloc(1, sizeof *j);
+	for (int h = 0; h < NHIER; h++) {
+		if (!parent[h][0])
+			continue;
+		if (snprintf(j->dir[h], sizeof j->dir[h], "%.*s/t%lu", 400, parent[h], id) >= (int)sizeof j->dir[h] ||
+		    mkdir(j->dir[h], 0755) < 0) {
+			j->dir[h][0] = 0;
+			continue;
+		}
+		if (h == V1PIDS && sc->limit_procs) {
+			char v[32];
+			snprintf(v, sizeof v, "%llu", (unsigned long long)sc->limit_procs);
+			put_path(j->dir[h], "pids.max", v);
+		}
+	}
+	if (!j->dir[V2][0] && !j->dir[V1PIDS][0]) {
+		free(j);
+		return NULL;
+	}
+	armed = j;
+	return j;
+}
+
+struct proc_jail *proc_jail_adopt(const struct proc_scenario *sc, pid_t pid)
+{
+	struct proc_jail *j = proc_jail_new(sc);
+	armed = NULL;
+	if (!j)
+		return NULL;
+	char s[24];
+	snprintf(s, sizeof s, "%d\n", (int)pid);
+	for (int h = 0; h < NHIER; h++)
+		if (j->dir[h][0] && put_path(j->dir[h], "cgroup.procs", s) < 0) {
+			rmdir(j->dir[h]);
+			j->dir[h][0] = 0;
+		}
+	return j;
+}
+
+int proc_limits_child(const struct proc_scenario *sc)
+{
+	struct rlimit r;
+	uint64_t as = sc->limit_as;
+	if (as) {
+		r.rlim_cur = r.rlim_max = as;
+		if (setrlimit(RLIMIT_AS, &r) < 0)
+			return -1;
+	}
+	if (sc->limit_fsize) {
+		r.rlim_cur = r.rlim_max = sc->limit_fsize;
+		if (setrlimit(RLIMIT_FSIZE, &r) < 0)
+			return -1;
+	}
+	if (sc->limit_cpu) {
+		/* SIGXCPU at the soft limit, SIGKILL a second later */
+		r.rlim_cur = sc->limit_cpu;
+		r.rlim_max = sc->limit_cpu + 1;
+		if (setrlimit(RLIMIT_CPU, &r) < 0)
+			return -1;
+	}
+	const struct proc_jail *j = armed;
+	if (!j)
+		return 0;
+	char pid[24];
+	snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+	/* Best effort: the parent made the directories, so as root this
+	 * works; a refusal (a user namespace) must not keep the target from
+	 * starting — it then runs with the process group as its only scope. */
+	for (int h = 0; h < NHIER; h++)
+		if (j->dir[h][0])
+			put_path(j->dir[h], "cgroup.procs", pid);
+	return 0;
+}
+
+void proc_jail_free(struct proc_jail *j)
+{
+	if (!j)
+		return;
+	if (armed == j)
+		armed = NULL;
+	for (int h = 0; h < NHIER; h++)
+		if (j->dir[h][0])
+			kill_members(j->dir[h], h == V2);
+	pthread_mutex_lock(&lock);
+	if (npool < POOL_MAX) {
+		pool[npool++] = j;
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	for (int h = 0; h < NHIER; h++)
+		if (j->dir[h][0])
+			remove_dir(j->dir[h]);
+	pthread_mutex_unlock(&lock);
+	free(j);
+}
+
+void proc_jail_observe(struct proc_jail *j, const struct proc_scenario *sc, struct proc_obs *obs)
+{
+	if (!j || !j->dir[V1PIDS][0] || obs->fault != PROC_FAULT_NONE)
+		return;
+	char buf[128];
+	unsigned long long n;
+	if (!get_file(j->dir[V1PIDS], "pids.events", buf, sizeof buf) || sscanf(buf, "max %llu", &n) != 1)
+		return;
+	if (n > j->pids_max_events) {
+		j->pids_max_events = n;
+		obs->fault = PROC_FAULT_LIMIT;
+		snprintf(obs->fault_msg, sizeof obs->fault_msg,
+			 "the target tried to run more than %llu processes at once (limit procs; "
+			 "%llu fork%s refused)", (unsigned long long)sc->limit_procs, n, n == 1 ? "" : "s");
+	}
+}
+
+bool proc_limits_signal(int sig, const struct proc_scenario *sc, const char *after, char *msg,
+			size_t msglen)
+{
+	if (sig == SIGXCPU && sc->limit_cpu)
+		snprintf(msg, msglen, "target used more than %llu s of CPU time (limit cpu) after %s",
+			 (unsigned long long)sc->limit_cpu, after);
+	else if (sig == SIGXFSZ && sc->limit_fsize)
+		snprintf(msg, msglen, "target wrote a file beyond %llu bytes (limit fsize) after %s",
+			 (unsigned long long)sc->limit_fsize, after);
+	else
+		return false;
+	return true;
+}

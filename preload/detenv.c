@@ -1,0 +1,270 @@
+/*
+ * detenv.c — a deterministic environment for the target (CMC_DETERMINISTIC=1,
+ * which cmc sets unless a scenario's `env CMC_DETERMINISTIC=0` says
+ * otherwise): programs such as sqlite3 seed state from the clock, the pid
+ * and /dev/urandom, so without this every run reaches a different heap and
+ * replay, fork snapshots and `cmc replay` cannot agree.  Owns the
+ * interposed entry points below and the two per-process counters behind
+ * them (the virtual clock and the random stream).  Both counters live in
+ * the process's memory, so a fork snapshot's child continues exactly where
+ * a replayed process would be after the same operations.
+ *
+ *   time, gettimeofday, clock_gettime
+ *           one virtual clock for every clock id: DET_EPOCH (2026-01-01
+ *           00:00:00 UTC) for the realtime clocks, DET_EPOCH - 1e9 s for the
+ *           others (so monotonic < realtime, as on a machine up for years),
+ *           advancing by 1 ms per call, so loops that wait for a deadline
+ *           still end.  (The vDSO is irrelevant: a dynamically linked program
+ *           calls these symbols, which the preload interposes; glibc's own
+ *           internal calls are not seen, and need not be.)
+ *   getpid, getppid
+ *           DET_PID and 1, on every run and in every snapshot child (sqlite
+ *           reseeds its PRNG when the pid changes).  kill() and the *kill
+ *           family map DET_PID back to the real pid, so kill(getpid(), s)
+ *           still reaches the caller.
+ *   getrandom, getentropy, and open/openat of /dev/urandom, /dev/random
+ *           bytes from one seeded generator (splitmix64); an opened random
+ *           device is a memfd holding DET_DEVBYTES fresh bytes, read as a
+ *           file (an fd kept open across operations is shared with snapshot
+ *           children by fork: read it whole or reopen it).
+ * Off (unset or "0"): the entry points behave as libc's, by raw syscalls.
+ * Like the rest of the preload: libc only, never allocates.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pl.h"
+
+#define DET_EPOCH 1767225600LL  /* 2026-01-01T00:00:00Z */
+#define DET_PID 4242
+#define DET_STEP_NS 1000000LL   /* the virtual clock's advance per call */
+#define DET_DEVBYTES 4096
+
+static int det = -1;            /* -1 not read yet, 0 off, 1 on */
+static int64_t clock_ns;        /* virtual nanoseconds since DET_EPOCH */
+static uint64_t rng = 0x636d632d72616e64ULL; /* "cmc-rand" */
+
+static int on(void)
+{
+	if (det < 0) {
+		/* pl_env may open /proc/self/environ, which comes back here:
+		 * off while we look. */
+		char v[8];
+		det = 0;
+		det = pl_env(CMC_ENV_DETERMINISTIC, v, sizeof v) == 1 && v[0] == '1' && !v[1];
+	}
+	return det;
+}
+
+static uint64_t next64(void)
+{
+	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void fill(void *buf, size_t n)
+{
+	uint8_t *p = buf;
+	while (n) {
+		uint64_t r = next64();
+		size_t k = n < 8 ? n : 8;
+		memcpy(p, &r, k);
+		p += k;
+		n -= k;
+	}
+}
+
+/* glibc declares these pointers nonnull; the kernel accepts NULL anyway. */
+__attribute__((noinline)) static int null(const volatile void *p)
+{
+	return p == NULL;
+}
+
+static void tick(struct timespec *ts, clockid_t id)
+{
+	clock_ns += DET_STEP_NS;
+	int64_t base = (id == CLOCK_REALTIME || id == CLOCK_REALTIME_COARSE || id == CLOCK_TAI)
+			       ? DET_EPOCH : DET_EPOCH - 1000000000LL;
+	ts->tv_sec = (time_t)(base + clock_ns / 1000000000LL);
+	ts->tv_nsec = (long)(clock_ns % 1000000000LL);
+}
+
+/* ---- time -------------------------------------------------------------- */
+
+PL_EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
+{
+	if (!on())
+		return (int)syscall(SYS_clock_gettime, id, ts);
+	if (null(ts)) {
+		errno = EFAULT;
+		return -1;
+	}
+	tick(ts, id);
+	return 0;
+}
+
+PL_EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+	if (!on())
+		return (int)syscall(SYS_gettimeofday, tv, tz);
+	struct timespec ts;
+	tick(&ts, CLOCK_REALTIME);
+	if (!null(tv)) {
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
+	}
+	if (tz)
+		memset(tz, 0, 2 * sizeof(int)); /* struct timezone: UTC */
+	return 0;
+}
+
+PL_EXPORT time_t time(time_t *out)
+{
+	struct timespec ts;
+	if (!on()) {
+		syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts);
+	} else
+		tick(&ts, CLOCK_REALTIME);
+	if (out)
+		*out = ts.tv_sec;
+	return ts.tv_sec;
+}
+
+/* ---- pids -------------------------------------------------------------- */
+
+PL_EXPORT pid_t getpid(void)
+{
+	return on() ? DET_PID : (pid_t)syscall(SYS_getpid);
+}
+
+PL_EXPORT pid_t getppid(void)
+{
+	return on() ? 1 : (pid_t)syscall(SYS_getppid);
+}
+
+static pid_t real_pid(pid_t pid)
+{
+	if (on() && pid == DET_PID)
+		return (pid_t)syscall(SYS_getpid);
+	if (on() && pid == -DET_PID)
+		return -(pid_t)syscall(SYS_getpid);
+	return pid;
+}
+
+PL_EXPORT int kill(pid_t pid, int sig)
+{
+	return (int)syscall(SYS_kill, real_pid(pid), sig);
+}
+
+/* ---- randomness -------------------------------------------------------- */
+
+PL_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
+{
+	if (!on())
+		return syscall(SYS_getrandom, buf, n, flags);
+	fill(buf, n);
+	return (ssize_t)n;
+}
+
+PL_EXPORT int getentropy(void *buf, size_t n)
+{
+	if (n > 256) {
+		errno = EIO;
+		return -1;
+	}
+	if (!on())
+		return syscall(SYS_getrandom, buf, n, 0) == (long)n ? 0 : -1;
+	fill(buf, n);
+	return 0;
+}
+
+static int is_random_dev(const char *path)
+{
+	return path && (!strcmp(path, "/dev/urandom") || !strcmp(path, "/dev/random"));
+}
+
+/* A memfd of fresh generator bytes, positioned at 0, with the flags asked
+ * for where they apply (O_CLOEXEC, O_NONBLOCK). */
+static int random_fd(int flags)
+{
+	int fd = (int)syscall(SYS_memfd_create, "cmc-random", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+	if (fd < 0)
+		return -1;
+	uint8_t buf[DET_DEVBYTES];
+	fill(buf, sizeof buf);
+	size_t off = 0;
+	while (off < sizeof buf) {
+		ssize_t w = write(fd, buf + off, sizeof buf - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			errno = EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	lseek(fd, 0, SEEK_SET);
+	if (flags & O_NONBLOCK)
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	if (on() && is_random_dev(path))
+		return random_fd(flags);
+	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? (mode_t)va_arg(ap, int) : 0;
+}
+
+PL_EXPORT int open(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t m = mode_arg(flags, ap);
+	va_end(ap);
+	return do_openat(AT_FDCWD, path, flags, m);
+}
+
+PL_EXPORT int open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t m = mode_arg(flags, ap);
+	va_end(ap);
+	return do_openat(AT_FDCWD, path, flags, m);
+}
+
+PL_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t m = mode_arg(flags, ap);
+	va_end(ap);
+	return do_openat(dirfd, path, flags, m);
+}
+
+PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	va_start(ap, flags);
+	mode_t m = mode_arg(flags, ap);
+	va_end(ap);
+	return do_openat(dirfd, path, flags, m);
+}

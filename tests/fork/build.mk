@@ -1,0 +1,10 @@
+# tests/fork/build.mk — the fork-snapshot benchmark's machine floor (h8).
+EXTRA_ALL += $(B)/tests-helpers/forklimit
+$(B)/tests-helpers/forklimit: tests/fork/forklimit.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A target with a second thread: fork snapshots fall back to replay (t5300).
+EXTRA_ALL += $(B)/tests-helpers/threaded
+$(B)/tests-helpers/threaded: tests/fork/threaded.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -pthread -o $@ $<

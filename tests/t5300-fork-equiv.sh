@@ -1,0 +1,103 @@
+#!/bin/sh
+# t5300-fork-equiv.sh — the fork-snapshot executor gives exactly what the
+# replay executor (the reference) gives: for every shipped example scenario
+# and the t5 test scenarios, under --hash raw, canonical and both, the --json
+# output of the two runs is identical once the timing fields are removed
+# (distinct, generated, transitions, depth, raw and canonical counts, every
+# violation with its message and shortest trace).  A trace the fork executor
+# found reproduces under `cmc replay` with fingerprints recorded by the
+# other executor.  Fork is really used (CMC_PROC_STATS counts forks), and
+# a threaded target falls back to replay saying why.
+. "$CMC_TOP/tests/test-lib.sh"
+
+SHARE=$CMC_TOP/share/examples
+PT=$CMC_TOP/$B/tests-helpers/proctarget
+
+# json without the fields that measure time or memory
+strip() {
+	sed -e 's/"elapsed_s": [^,]*, //; s/"states_per_s": [^,]*, //; s/"transitions_per_s": [^,]*, //' "$1"
+}
+both() { # NAME SCN ARGS...: run under both executors, compare
+	name=$1 scn=$2
+	shift 2
+	CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 1 --exec replay "$@" "$scn" >"$name.r.json" 2>"$name.r.err"
+	rr=$?
+	CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 1 --exec fork "$@" "$scn" >"$name.f.json" 2>"$name.f.err"
+	rf=$?
+	is "$name: same exit status under fork and replay ($rr)" "$rf" "$rr"
+	strip "$name.r.json" >"$name.r.cmp"
+	strip "$name.f.json" >"$name.f.cmp"
+	ok "$name: identical --json under fork and replay" diff "$name.r.cmp" "$name.f.cmp"
+}
+
+for scn in "$SHARE"/*/*.scn; do
+	base=$(basename "$scn" .scn)
+	for h in raw canonical both; do
+		both "$base-$h" "$scn" --hash "$h"
+	done
+done
+ok "the fork executor forked (list)" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" list-raw.f.err
+ok "the violation is found with the same trace (list-bug)" grep -q '"trace": \["INS 2", "INS 1"\]' list-bug-raw.f.json
+
+# The t5 targets' scenarios: crash, exit status, heap fault, hang, counters.
+printf 'target %s\nop inc "inc\\n"\nop bomb "bomb\\n"\nraw symbol counter\nhash raw\ndepth 4\n' "$PT" >crash.scn
+both crash crash.scn
+ok "crash: found by fork with the shortest trace" grep -q '"trace": \["inc", "inc", "bomb"\]' crash.f.json
+printf 'target %s\nop inc "inc\\n" once\nop quit "exit 4\\n" once\nproperty exit 0\n' "$PT" >exit.scn
+both exit exit.scn --keep-going
+printf 'target %s\nheap-size 64K\nop big "alloc 1000000\\n"\nop small "alloc 100\\n"\ndepth 3\n' "$PT" >heap.scn
+both heap heap.scn --keep-going
+printf 'target %s\nop inc "inc\\n" once\nop hang "hang\\n" once\ntimeout 300\n' "$PT" >hang.scn
+both hang hang.scn
+printf 'target %s\nop a "alloc 5000\\n"\nop inc "inc\\n"\nraw-cap 1K\ndepth 3\nhash raw\n' "$PT" >alloc.scn
+both alloc alloc.scn
+printf 'target %s\nop a "alloc 48\\n"\nop inc "inc\\n"\nraw heap\nraw symbol counter\ndepth 7\nhash raw\n' "$PT" >small.scn
+# a pool of 3 snapshots: most states are re-created from an ancestor
+"$CMC" check --no-store --json --jobs 1 --exec replay small.scn >small.r.json 2>/dev/null
+CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 1 --exec fork --set snapshots=3 small.scn \
+	>small.f.json 2>small.f.err
+strip small.r.json >small.r.cmp
+strip small.f.json >small.f.cmp
+ok "a pool of 3 snapshots: identical --json" diff small.r.cmp small.f.cmp
+ok "a pool of 3 snapshots: evicted states are re-created by replaying from an ancestor" \
+	grep -q "ops ([1-9][0-9]* replayed)" small.f.err
+
+for prog in dc ed sqlite3; do
+	command -v "$prog" >/dev/null 2>&1 || { skip "$prog under both executors" "$prog is not installed"; continue; }
+	case $prog in
+	dc) printf 'target dc\nop "push 1" "1\\n"\nop "push 2" "2\\n"\nop add "+\\n"\nop print "p\\n"\nhash raw\ndepth 3\n' >dc.scn ;;
+	sqlite3) printf 'target sqlite3 :memory:\nop create "create table t(x integer primary key);\\n" once\nop "ins 1" "insert into t values(1);\\n" once\nop "ins 2" "insert into t values(2);\\n" once\nop count "select count(*) from t;\\n"\nhash raw\ndepth 4\n' >sqlite3.scn ;;
+	ed) printf 'target ed\nop "append a" "a\\nalpha\\n.\\n"\nop "append b" "a\\nbeta\\n.\\n"\nop "delete" "1d\\n"\nhash raw\ndepth 3\n' >ed.scn ;;
+	esac
+	both "$prog" "$prog.scn"
+done
+
+# Parallel workers: each has its own frontend (clone), executor and
+# snapshots; the results do not depend on their number.
+for scn in "$SHARE/list/list.scn" "$SHARE/list/list-bug.scn" "$SHARE/kv/kv.scn"; do
+	base=$(basename "$scn" .scn)
+	"$CMC" check --no-store --json --hash both --exec fork --jobs 1 "$scn" >"$base.j1.json" 2>/dev/null
+	"$CMC" check --no-store --json --hash both --exec fork --jobs 2 "$scn" >"$base.j2.json" 2>/dev/null
+	# frontier_max is how the engine scheduled the work, not a result
+	strip "$base.j1.json" | sed -e 's/"frontier_max": [0-9]*, //' >"$base.j1.cmp"
+	strip "$base.j2.json" | sed -e 's/"frontier_max": [0-9]*, //' >"$base.j2.cmp"
+	ok "$base: identical --json under fork with --jobs 1 and --jobs 2" diff "$base.j1.cmp" "$base.j2.cmp"
+done
+
+# A trace found by the fork executor reproduces, fingerprint by fingerprint,
+# in a fresh process of the replay executor.
+CMC_EXEC=fork "$CMC" replay --json "$SHARE/list/list.scn" "INS 2" "INS 1" "INS 3" >rep.f.json 2>/dev/null
+tr '{' '\n' <rep.f.json | sed -n 's/.*"label": "\([^"]*\)", "fp": "\([0-9a-f]*\)".*/\1	\2/p' >rep.trace
+is "replay under fork records one fingerprint per step" "$(wc -l <rep.trace | tr -d ' ')" 3
+CMC_EXEC=replay "$CMC" replay --file rep.trace "$SHARE/list/list.scn" >rep.out 2>&1
+is "the fork-recorded trace reproduces under replay" "$?" 0
+
+# A target with a thread cannot be forked: cmc says so and replays, with
+# the same results.
+TH=$CMC_TOP/$B/tests-helpers/threaded
+printf 'target %s\nop inc "inc\\n"\nop nop "nop\\n"\nraw symbol counter\ndepth 3\n' "$TH" >thr.scn
+both thr thr.scn
+ok "threaded target: fork falls back to replay, saying why" grep -q "the target runs 2 threads): using the replay executor" thr.f.err
+ok "threaded target: and replays (no forks)" grep -q "executor fork: [1-9][0-9]* spawns, 0 forks" thr.f.err
+
+done_testing

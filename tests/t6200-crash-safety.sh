@@ -1,0 +1,108 @@
+#!/bin/sh
+# t6200-crash-safety.sh — SIGKILL of cmc in the middle of a run, at several
+# points, for each kind of run (a model; a process run with the replay and
+# with the fork executor): the database still opens and passes SQLite's
+# integrity check, the killed run is listed as interrupted, earlier runs
+# are untouched, and `cmc check --resume RUN` ends with the counts of an
+# uninterrupted run.  Kill points are chosen by progress, not by time: the
+# test polls `cmc runs --json` until the run has stored N states.
+. "$(dirname "$0")/test-lib.sh"
+
+# stored_states of run $2 in database $1 (0 when not yet there)
+stored() {
+	"$CMC" runs --db "$1" --json 2>/dev/null |
+		sed -n "s/.*\"id\": $2,.*\"stored_states\": \([0-9]*\).*/\1/p" | head -n 1
+}
+field() { # db run key
+	"$CMC" runs --db "$1" --json 2>/dev/null |
+		sed -n "s/.*\"id\": $2,.*\"$3\": \"*\([^,\"]*\)\"*,.*/\1/p" | head -n 1
+}
+first() { "$CMC" runs --db "$1" --json 2>/dev/null | grep '"id": 1,' | sed 's/[]},]*$//'; }
+# Live processes running the kv example of this build (the process runs'
+# target): cmc's death must take them along (PR_SET_PDEATHSIG, the jail).
+targets() {
+	n=0
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/exe" 2>/dev/null)" = "$CMC_TOP/$B/examples/kv" ] || continue
+		st=$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f1)
+		[ -n "$st" ] && [ "$st" != Z ] && n=$((n + 1))
+	done
+	echo $n
+}
+counts() { # json: distinct generated transitions depth
+	for k in distinct generated transitions depth; do printf '%s ' "$(json_get "$1" $k)"; done
+}
+
+# crash_case NAME DB WANT-COUNTS N CMD... — run CMD (a cmc check storing into
+# DB), SIGKILL it once N states are stored, then resume it.
+crash_case() {
+	name=$1 db=$2 want=$3 n=$4
+	shift 4
+	run=$(($(  "$CMC" runs --db "$db" --json 2>/dev/null | grep -c '"id":') + 1))
+	before=$(first "$db")
+	"$@" --db "$db" >/dev/null 2>&1 &
+	pid=$!
+	i=0 s=0
+	while [ $i -lt 3000 ]; do
+		s=$(stored "$db" $run)
+		[ "${s:-0}" -ge "$n" ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -KILL $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	# The store commits every half second or so: a kill point past the
+	# last commit before the end is only seen when the run is complete.
+	[ "$(field "$db" $run status)" = complete ] &&
+		echo "# $name: the run ended before the kill (pick an earlier kill point)"
+	ok "$name: killed after $n stored states (saw ${s:-0})" test "${s:-0}" -ge "$n"
+	ok "$name: the database passes the integrity check" \
+		sh -c "sqlite3 '$db' 'pragma integrity_check' | grep -qx ok"
+	is "$name: the run is marked interrupted" "$(field "$db" $run status)" interrupted
+	is "$name: the first run is untouched" "$(first "$db")" "$before"
+	is "$name: no target process outlived cmc" "$(targets)" 0
+	"$@" --db "$db" --resume $run --json >resume.json 2>resume.err
+	is "$name: --resume ends cleanly" "$?" 0
+	is "$name: ... with the uninterrupted run's counts" "$(counts resume.json)" "$want"
+	is "$name: ... and the run is complete" "$(field "$db" $run status)" complete
+}
+
+# ---- a model: bench-counters-small bounded to 400000 states ------------
+M="$CMC check --jobs 1 --max-states 400000 bench-counters-small"
+$M --db m.db --json >full.json 2>/dev/null
+is "model: the uninterrupted run admits exactly --max-states" "$(json_get full.json distinct)" 400000
+want=$(counts full.json)
+for n in 1 80000 160000; do
+	crash_case "model, killed at $n" m.db "$want" $n $M
+done
+
+# ---- process mode: kv with K keys, each set once ------------------------
+# Distinct states, hashed by raw heap (insertion order shows in it): every
+# ordered selection of the K keys.  Replay (slower) gets 5 keys, 1 + 5 + 20
+# + 60 + 120 + 120 = 326 states; fork gets 6, 1 + 6 + 30 + 120 + 360 + 720
+# + 720 = 1957, so that both runs last long enough to be killed midway.
+kvscn() { # FILE KEYS...
+	f=$1
+	shift
+	{
+		echo 'target ${CMC_BIN}/examples/kv'
+		for k in "$@"; do printf 'op "SET %s" "SET %s 1\\n" once\n' $k $k; done
+		echo 'hash raw'
+	} >"$f"
+}
+kvscn kv5.scn a b c d e
+kvscn kv6.scn a b c d e f
+while read -r ex scn total points; do
+	P="$CMC check --exec $ex $scn"
+	$P --db p-$ex.db --json >pfull.json 2>/dev/null
+	is "process ($ex): the uninterrupted run has $total states" "$(json_get pfull.json distinct)" $total
+	want=$(counts pfull.json)
+	for n in $points; do
+		crash_case "process ($ex), killed at $n" p-$ex.db "$want" $n $P
+	done
+done <<'EOF_KINDS'
+replay kv5.scn 326 1 60 130
+fork kv6.scn 1957 1 300 700
+EOF_KINDS
+done_testing
