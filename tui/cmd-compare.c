@@ -5,9 +5,10 @@
  * `--bytes A B`, the offsets where two states' raw snapshots differ, as a
  * hex listing (16 bytes a row; only rows holding a difference).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "storeargs.h"
 
@@ -200,31 +201,12 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 
 static int compare_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"bytes", no_argument, NULL, 'b'},
-		{"run", required_argument, NULL, 'r'},
-		{0, 0, 0, 0},
-	};
-	const char *db = NULL, *runarg = NULL;
-	bool json = false, bytes = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'b')
-			bytes = true;
-		else if (c == 'r')
-			runarg = optarg;
-		else
-			return tui_usage_error(&tui_cmd_compare, "unknown option '%s'",
-					       argv[optind - 1]);
-	}
+	struct tui_store_opts so;
+	if (tui_store_opts_parse(&tui_cmd_compare, argc, argv, TUI_SO_RUN | TUI_SO_BYTES, &so))
+		return TUI_EXIT_USAGE;
+	const char *db = so.db;
+	const char *runarg = so.run;
+	bool json = so.json, bytes = so.bytes;
 	int64_t a = 0, b = 0;
 	if (bytes) {
 		if (argc - optind != 2 || !tui_parse_id(argv[optind], &a) ||

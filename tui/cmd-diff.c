@@ -4,9 +4,10 @@
  * with the shortest trace to each, and the first transition where the two
  * graphs part.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "storeargs.h"
 
@@ -60,24 +61,11 @@ static void id_or_none(uint32_t id, bool json)
 
 static int diff_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{0, 0, 0, 0},
-	};
-	const char *db = NULL;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = true;
-		else
-			return tui_usage_error(&tui_cmd_diff, "unknown option '%s'", argv[optind - 1]);
-	}
+	struct tui_store_opts so;
+	if (tui_store_opts_parse(&tui_cmd_diff, argc, argv, 0, &so))
+		return TUI_EXIT_USAGE;
+	const char *db = so.db;
+	bool json = so.json;
 	if (argc - optind != 2)
 		return tui_usage_error(&tui_cmd_diff, "expected two runs");
 	store *st = tui_store_open(&tui_cmd_diff, db);

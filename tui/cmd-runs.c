@@ -3,10 +3,11 @@
  * their status (a 'running' run whose writer is gone reads interrupted)
  * and final counts.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <unistd.h>
 
 #include "storeargs.h"
 
@@ -59,24 +60,11 @@ static void run_json(FILE *out, const store_run *r)
 
 static int runs_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{0, 0, 0, 0},
-	};
-	const char *db = NULL;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = true;
-		else
-			return tui_usage_error(&tui_cmd_runs, "unknown option '%s'", argv[optind - 1]);
-	}
+	struct tui_store_opts so;
+	if (tui_store_opts_parse(&tui_cmd_runs, argc, argv, 0, &so))
+		return TUI_EXIT_USAGE;
+	const char *db = so.db;
+	bool json = so.json;
 	if (optind != argc)
 		return tui_usage_error(&tui_cmd_runs, "unexpected argument '%s'", argv[optind]);
 	store *st = tui_store_open(&tui_cmd_runs, db);

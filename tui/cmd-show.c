@@ -4,9 +4,10 @@
  * initial state, its observations (escaped: never raw target bytes), the
  * allocator status, and its successors.
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "storeargs.h"
 
@@ -145,27 +146,12 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 
 static int show_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"run", required_argument, NULL, 'r'},
-		{0, 0, 0, 0},
-	};
-	const char *db = NULL, *runarg = NULL;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'r')
-			runarg = optarg;
-		else
-			return tui_usage_error(&tui_cmd_show, "unknown option '%s'", argv[optind - 1]);
-	}
+	struct tui_store_opts so;
+	if (tui_store_opts_parse(&tui_cmd_show, argc, argv, TUI_SO_RUN, &so))
+		return TUI_EXIT_USAGE;
+	const char *db = so.db;
+	const char *runarg = so.run;
+	bool json = so.json;
 	int64_t id;
 	if (optind != argc - 1)
 		return tui_usage_error(&tui_cmd_show, "expected one state id");

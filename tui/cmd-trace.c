@@ -3,9 +3,10 @@
  * counterexample, step by step with the states and fingerprints passed.
  * Without an id: the violations of a run (the latest by default).
  */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <unistd.h>
 
 #include "storeargs.h"
 
@@ -44,27 +45,12 @@ static void print_violation(const store_violation *v, bool json)
 
 static int trace_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},
-		{"run", required_argument, NULL, 'r'},
-		{0, 0, 0, 0},
-	};
-	const char *db = NULL, *runarg = NULL;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j')
-			json = true;
-		else if (c == 'r')
-			runarg = optarg;
-		else
-			return tui_usage_error(&tui_cmd_trace, "unknown option '%s'", argv[optind - 1]);
-	}
+	struct tui_store_opts so;
+	if (tui_store_opts_parse(&tui_cmd_trace, argc, argv, TUI_SO_RUN, &so))
+		return TUI_EXIT_USAGE;
+	const char *db = so.db;
+	const char *runarg = so.run;
+	bool json = so.json;
 	int64_t vid = -1;
 	if (argc - optind > 1)
 		return tui_usage_error(&tui_cmd_trace, "at most one violation id");

@@ -11,6 +11,17 @@
 #include "cmd.h"
 #include "store.h"
 
+/* The options they share (storeopts.c); operands start at optind. */
+struct tui_store_opts {
+	const char *db, *run;
+	bool json, bytes;
+};
+#define TUI_SO_RUN 1u   /* accept --run R */
+#define TUI_SO_BYTES 2u /* accept --bytes */
+/* 0, or TUI_EXIT_USAGE after printing the usage error. */
+int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, unsigned accept,
+			 struct tui_store_opts *o);
+
 /* Open for reading; on failure prints "cmc NAME: why" and returns NULL
  * (the caller exits TUI_EXIT_USAGE). */
 store *tui_store_open(const struct tui_cmd *c, const char *db);

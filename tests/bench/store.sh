@@ -66,7 +66,8 @@ measure() {
 		i=$((i + 1))
 	done
 	distinct=$(jget "$tmp/on.json" distinct)
-	echo "model bench-counters --max-states $N $* ($distinct states, best of $R)"
+	opts="$*"
+	echo "model bench-counters --max-states $N${opts:+ $opts} ($distinct states, best of $R)"
 	awk -v on="$on_sps" -v off="$off_sps" -v s="$sfx" 'BEGIN {
 		printf "states_per_s_store_on%s %.0f\nstates_per_s_store_off%s %.0f\nratio_states_per_s%s %.2f\n", s, on, s, off, s, on / off }'
 	awk -v on="$on_wall" -v off="$off_wall" -v s="$sfx" 'BEGIN {
@@ -76,7 +77,7 @@ measure() {
 }
 
 # The engine's default (--jobs = the number of cores), then one job.
-measure "" 
+measure ""
 measure _jobs1 --jobs 1
 bytes=$(cat "$tmp"/s.db* | wc -c)
 awk -v b="$bytes" -v n="$distinct" 'BEGIN { printf "db_bytes %d\nbytes_per_state %.1f\n", b, b / n }'
