@@ -5,46 +5,7 @@
 # help, step by hand, back, levels, tree, graph, run a search, violations,
 # replay, render, resize, quit; the stored run is checked through `cmc runs`.
 . "$(dirname "$0")/test-lib.sh"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	skip "workbench through tmux" "tmux is not installed (make test installs it)"
-	done_testing
-	exit
-fi
-
-# Each session gets its own private server (a fresh socket name), so one
-# shutting down never races the next one starting.
-N=0 SOCK=cmc-test-$$-0
-# Sockets in the scratch directory: removed with it, whatever happens.
-TMUX_TMPDIR=$T; export TMUX_TMPDIR
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-
-# start CMD: run CMD in an 80x24 pane; the pane stays after it exits and
-# shows EXITED=status.
-start() {
-	tm kill-server >/dev/null 2>&1
-	N=$((N + 1)) SOCK=cmc-test-$$-$N
-	tm new-session -d -x 80 -y 24 -s wb "cd '$T' && $*; echo EXITED=\$?; sleep 600"
-}
-keys() { tm send-keys -t wb "$@"; }
-screen() { tm capture-pane -p -t wb; }
-# wait_for PATTERN: poll the screen (grep -E) for up to 10 s.
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		screen >"$T/screen" 2>/dev/null
-		grep -Eq -- "$1" "$T/screen" && return 0
-		# the workbench has gone: nothing more will appear
-		grep -q '^EXITED=' "$T/screen" && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# waited for: $1"
-	sed 's/^/# | /' "$T/screen"
-	return 1
-}
+. "$(dirname "$0")/tui-lib.sh"
 
 # wait_row N PATTERN: poll until screen row N matches (up to 10 s).
 wait_row() {
@@ -137,7 +98,6 @@ ok "resize: the screen is redrawn at the new size" wait_row 30 '^(\[counterexamp
 
 tm resize-window -t wb -x 80 -y 24
 ok "resize: and back at 80x24" wait_row 24 '^(\[counterexample|wrote)'
-
 
 keys q
 ok "quit: q leaves with status 0" wait_for 'EXITED=0'

@@ -5,41 +5,7 @@
 # the run is incomplete, as it does for a run whose writer was SIGKILLed.
 # Also: no terminal -> exit 2; NO_COLOR -> no colour sequences.
 . "$(dirname "$0")/test-lib.sh"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	skip "workbench through tmux" "tmux is not installed (make test installs it)"
-	done_testing
-	exit
-fi
-
-# Each session gets its own private server (a fresh socket name), so one
-# shutting down never races the next one starting.
-N=0 SOCK=cmc-test-$$-0
-# Sockets in the scratch directory: removed with it, whatever happens.
-TMUX_TMPDIR=$T; export TMUX_TMPDIR
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-start() {
-	tm kill-server >/dev/null 2>&1
-	N=$((N + 1)) SOCK=cmc-test-$$-$N
-	tm new-session -d -x 80 -y 24 -s wb "cd '$T' && $*; echo EXITED=\$?; sleep 600"
-}
-keys() { tm send-keys -t wb "$@"; }
-screen() { tm capture-pane -p -t wb; }
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		screen >"$T/screen" 2>/dev/null
-		grep -Eq -- "$1" "$T/screen" && return 0
-		grep -q '^EXITED=' "$T/screen" && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# waited for: $1"
-	sed 's/^/# | /' "$T/screen"
-	return 1
-}
+. "$(dirname "$0")/tui-lib.sh"
 
 # Not a terminal: says so, exits 2.
 "$CMC" tui diehard </dev/null >"$T/out" 2>"$T/err"

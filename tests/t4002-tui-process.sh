@@ -5,45 +5,13 @@
 # seed's 16 raw states in 8 canonical ones, list.scn's own comment), the hex
 # diff of the two raw variants of {1,2}, and the allocator view.
 . "$(dirname "$0")/test-lib.sh"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	skip "workbench through tmux" "tmux is not installed (make test installs it)"
-	done_testing
-	exit
-fi
+. "$(dirname "$0")/tui-lib.sh"
 SCN=$CMC_TOP/share/examples/list/list.scn
 if [ ! -x "$CMC_TOP/$B/examples/list-emit" ]; then
 	skip "workbench on the list example" "$B/examples/list-emit is not built"
 	done_testing
 	exit
 fi
-
-N=0 SOCK=cmc-test-$$-0
-# Sockets in the scratch directory: removed with it, whatever happens.
-TMUX_TMPDIR=$T; export TMUX_TMPDIR
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-start() {
-	tm kill-server >/dev/null 2>&1
-	N=$((N + 1)) SOCK=cmc-test-$$-$N
-	tm new-session -d -x 80 -y 24 -s wb "cd '$T' && $*; echo EXITED=\$?; sleep 600"
-}
-keys() { tm send-keys -t wb "$@"; }
-screen() { tm capture-pane -p -t wb; }
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		screen >"$T/screen" 2>/dev/null
-		grep -Eq -- "$1" "$T/screen" && return 0
-		grep -q '^EXITED=' "$T/screen" && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# waited for: $1"
-	sed 's/^/# | /' "$T/screen"
-	return 1
-}
 
 start "'$CMC' tui --hash both '$SCN'"
 ok "open: the live target reaches its initial state" wait_for 'live .*list\.scn .*1 distinct'

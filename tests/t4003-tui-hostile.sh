@@ -6,12 +6,7 @@
 # no colour from them (NO_COLOR, so any colour would be theirs) and its
 # title is not set by them.
 . "$(dirname "$0")/test-lib.sh"
-
-if ! command -v tmux >/dev/null 2>&1; then
-	skip "workbench through tmux" "tmux is not installed (make test installs it)"
-	done_testing
-	exit
-fi
+. "$(dirname "$0")/tui-lib.sh"
 H=$CMC_TOP/$B/tests-helpers/t3-viz
 if [ ! -x "$H" ]; then
 	skip "hostile run in the workbench" "$B/tests-helpers/t3-viz is not built"
@@ -19,32 +14,6 @@ if [ ! -x "$H" ]; then
 	exit
 fi
 
-N=0 SOCK=cmc-test-$$-0
-# Sockets in the scratch directory: removed with it, whatever happens.
-TMUX_TMPDIR=$T; export TMUX_TMPDIR
-tm() { tmux -L "$SOCK" "$@"; }
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
-trap 'exit 1' INT TERM
-start() {
-	tm kill-server >/dev/null 2>&1
-	N=$((N + 1)) SOCK=cmc-test-$$-$N
-	tm new-session -d -x 80 -y 24 -s wb "cd '$T' && $*; echo EXITED=\$?; sleep 600"
-}
-keys() { tm send-keys -t wb "$@"; }
-screen() { tm capture-pane -p -t wb; }
-wait_for() {
-	i=0
-	while [ $i -lt 100 ]; do
-		screen >"$T/screen" 2>/dev/null
-		grep -Eq -- "$1" "$T/screen" && return 0
-		grep -q '^EXITED=' "$T/screen" && break
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# waited for: $1"
-	sed 's/^/# | /' "$T/screen"
-	return 1
-}
 colour_re=$(printf '\033')'\[([0-9;]*;)?(3[0-7]|4[0-7]|38;5|48;5)[;m]'
 leaks() { # no colour and no byte outside printable ASCII on the screen
 	tm capture-pane -e -p -t wb >"$T/esc"

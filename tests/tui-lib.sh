@@ -1,0 +1,43 @@
+# tests/tui-lib.sh — sourced after test-lib.sh by the workbench tests
+# (t4*): skips the script when tmux is missing, and gives it a private tmux
+# server with helpers to start the workbench in an 80x24 pane, send keys,
+# read the screen and wait (bounded) for text to appear.
+if ! command -v tmux >/dev/null 2>&1; then
+	skip "workbench through tmux" "tmux is not installed (make test installs it)"
+	done_testing
+	exit
+fi
+
+# Each session gets its own private server (a fresh socket name), so one
+# shutting down never races the next one starting.
+N=0 SOCK=cmc-test-$$-0
+# Sockets in the scratch directory: removed with it, whatever happens.
+TMUX_TMPDIR=$T; export TMUX_TMPDIR
+tm() { tmux -L "$SOCK" "$@"; }
+trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM
+
+# start CMD: run CMD in an 80x24 pane; the pane stays after it exits and
+# shows EXITED=status.
+start() {
+	tm kill-server >/dev/null 2>&1
+	N=$((N + 1)) SOCK=cmc-test-$$-$N
+	tm new-session -d -x 80 -y 24 -s wb "cd '$T' && $*; echo EXITED=\$?; sleep 600"
+}
+keys() { tm send-keys -t wb "$@"; }
+screen() { tm capture-pane -p -t wb; }
+# wait_for PATTERN: poll the screen (grep -E) for up to 10 s.
+wait_for() {
+	i=0
+	while [ $i -lt 100 ]; do
+		screen >"$T/screen" 2>/dev/null
+		grep -Eq -- "$1" "$T/screen" && return 0
+		# the workbench has gone: nothing more will appear
+		grep -q '^EXITED=' "$T/screen" && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# waited for: $1"
+	sed 's/^/# | /' "$T/screen"
+	return 1
+}
