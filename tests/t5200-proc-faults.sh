@@ -91,7 +91,7 @@ mkfifo ready hold
 printf 'target %s\nop hang "hang\\n"\nop inc "inc\\n"\ntimeout 20000\nenv PT_READY=%s/ready\nenv PT_HOLD=%s/hold\n' \
 	"$PT" "$T" "$T" >term.scn
 for sig in TERM INT KILL; do
-	"$CMC" check term.scn >/dev/null 2>&1 &
+	"$CMC" check term.scn >/dev/null 2>"$T/term-$sig.err" &
 	cpid=$!
 	timeout 20 cat hold >/dev/null &
 	hpid=$!
@@ -99,7 +99,12 @@ for sig in TERM INT KILL; do
 	is "SIG$sig: the target reached its hang" "$?" 0
 	kill -"$sig" "$cpid"
 	wait "$hpid"
-	is "SIG$sig: the target died with cmc (its FIFO closed)" "$?" 0
+	r=$?
+	is "SIG$sig: the target died with cmc (its FIFO closed)" "$r" 0
+	if [ "$r" -ne 0 ]; then # say what was still there, for whoever meets this
+		echo "# cmc said:"; sed 's/^/#   /' "$T/term-$sig.err"
+		echo "# processes:"; ps -eo pid,ppid,pgid,stat,wchan:20,args | grep -E "cmc|pt-" | grep -v grep | sed 's/^/#   /'
+	fi
 	wait "$cpid" 2>/dev/null
 	is "SIG$sig: no stray target processes" "$(strays)" 0
 done

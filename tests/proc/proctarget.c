@@ -9,9 +9,9 @@
  *   bomb       dies on SIGSEGV once counter >= 2, else -> OK
  *   abort      dies on SIGABRT
  *   hang       blocks forever (pause), never reads again; when $PT_READY
- *              and $PT_HOLD name FIFOs, first writes "ready" to PT_READY
- *              and then holds PT_HOLD open for writing, so a test learns
- *              exactly when it hangs and (at EOF) when it died
+ *              and $PT_HOLD name FIFOs, first opens PT_HOLD for writing
+ *              and holds it, then writes "ready" to PT_READY, so a test
+ *              learns exactly when it hangs and (at EOF) when it died
  *   flood      writes 4 MiB of output
  *   exit N     exits with status N
  *   alloc N    malloc(N) and touch it    -> OK
@@ -57,12 +57,15 @@ static void command(const char *line)
 	} else if (!strcmp(line, "hang")) {
 		const char *ready = getenv("PT_READY"), *hold = getenv("PT_HOLD");
 		if (ready && hold) {
+			/* Hold first, then say ready: a test that kills cmc as soon
+			 * as it reads "ready" must find the FIFO already held, or
+			 * its reader would wait for a writer that never comes. */
+			if (open(hold, O_WRONLY) < 0)
+				exit(1);
 			int fd = open(ready, O_WRONLY);
 			if (fd < 0 || write(fd, "ready\n", 6) != 6)
 				exit(1);
 			close(fd);
-			if (open(hold, O_WRONLY) < 0)
-				exit(1);
 		}
 		for (;;)
 			pause();
