@@ -169,9 +169,10 @@ typedef struct eng_opts {
 				    * one.  Breadth-first only; the results
 				    * (ids, counts, traces, listener calls and
 				    * their order) do not depend on it. */
-	bool jobs_auto;            /* jobs is a default, not a request: run one
-				    * job when expanding a state costs too
-				    * little to share between threads */
+	bool jobs_auto;            /* jobs is a default, not a request: the
+				    * search measures threads against one
+				    * thread for a moment and keeps the
+				    * faster (search.c, pool_wins) */
 } eng_opts;
 
 void eng_opts_default(eng_opts *o);

@@ -30,7 +30,6 @@
 #include "util.h"
 
 #define CHUNK_MIN 4
-#define DECLINE_BELOW_S 20e-6 /* CPU per state expanded, all threads */
 #define CHUNK_MAX 4096
 #define NONE32 UINT32_MAX
 #define GRAB 8 /* slots a worker takes at once: one lookup batch */
@@ -97,7 +96,6 @@ struct eng_pool {
 	atomic_size_t next;
 	bool quit;
 	bool drop_dups;         /* no listener wants transitions */
-	bool declined;          /* jobs_auto and states too cheap: one job */
 	struct wbuf *scratch;   /* per thread */
 };
 
@@ -348,11 +346,6 @@ void eng__pool_free(eng_search *s)
 	s->pool = NULL;
 }
 
-bool eng__pool_declined(const eng_search *s)
-{
-	return s->pool && s->pool->declined;
-}
-
 bool eng__pool_pending(const eng_search *s)
 {
 	return s->pool && s->pool->admit_next < s->pool->nslots;
@@ -477,13 +470,6 @@ void eng__pool_step(eng_search *s)
 			p->chunk *= 2;
 		else if (dt > 0.2 && p->chunk > CHUNK_MIN * p->n)
 			p->chunk /= 2;
-		/* Every record crosses from a worker's core to this one: when a
-		 * state's expansion costs less than that traffic and the
-		 * hand-over (measured: a model's microsecond or so), one
-		 * thread is faster, and results are the same either way. */
-		if (s->o.jobs_auto && n >= CHUNK_MAX / 4 &&
-		    dt * (double)p->n / (double)n < DECLINE_BELOW_S)
-			p->declined = true;
 	}
 	while (p->admit_next < p->nslots) {
 		/* successors still unknown will be inserted: start loading

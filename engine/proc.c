@@ -381,7 +381,7 @@ static eng_frontend *proc_clone(eng_frontend *fe)
 		free(p);
 		return NULL;
 	}
-	p->x = new_exec(p);
+	p->x = p->exec_replay ? new_exec(p) : proc_fork_share(o->x, p->sc, p->preload, &p->img);
 	return &p->fe;
 }
 

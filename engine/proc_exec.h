@@ -126,5 +126,10 @@ struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *pr
 #define PROC_FORK_LIMIT_DEFAULT 1000
 struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
 				const struct proc_image *img, size_t limit);
+/* Another worker's fork executor sharing other's snapshot pool (--jobs); a
+ * new one when other is not a fork executor.  The pool lives until the last
+ * executor sharing it is destroyed. */
+struct proc_exec *proc_fork_share(struct proc_exec *other, const struct proc_scenario *sc,
+				  const char *preload, const struct proc_image *img);
 
 #endif

@@ -35,8 +35,14 @@
  * not start (statically linked target): the executor then says why on
  * stderr and delegates everything to the replay executor.
  *
+ * Workers (--jobs): each has its own executor and root, and all share one
+ * pool (struct fork_pool, proc_fork_share()), since the engine hands a
+ * state to whichever worker is free; a snapshot can be asked to fork by any
+ * thread of cmc.
+ *
  * Ownership: every process started here is a child of cmc (CLONE_PARENT in
- * the preload), reaped by proc_target_kill(); destroy() kills them all.
+ * the preload), reaped by proc_target_kill(); destroy() kills the
+ * executor's root and, for the last executor sharing the pool, the pool.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -72,6 +78,23 @@ struct snap {
 	uint64_t seq;           /* creation order */
 	bool stale;
 	bool parent;            /* expanded, kept for children the pool could not hold */
+	int users;              /* executors using it as origin or fork source (pool lock) */
+	bool doomed;            /* out of the pool: the last user frees it */
+	pthread_mutex_t fmu;    /* one fork request at a time on its socket */
+};
+
+/*
+ * The pool, shared by the executors of all workers (--jobs: a state made by
+ * one worker is often expanded by another).  Every field and every snap's
+ * users/doomed/stale/parent are under mu; the pool is in creation order.
+ * A snapshot in use (users > 0) is never freed: removed, it is doomed.
+ */
+struct fork_pool {
+	pthread_mutex_t mu;
+	struct snap **s;
+	size_t n, limit;
+	uint64_t seq;
+	unsigned refs;          /* executors sharing it */
 };
 
 struct forkx {
@@ -79,17 +102,16 @@ struct forkx {
 	const struct proc_image *img;
 	struct proc_exec *fb;   /* the replay executor, once fork snapshots cannot work */
 	struct snap *root;      /* the initial state; NULL before the first reach */
-	struct snap **pool;     /* live snapshots besides root and a temporary origin */
-	size_t npool, limit;
-	struct snap *origin;    /* the reached state */
+	struct fork_pool *pl;   /* live snapshots besides roots and temporary origins */
+	struct snap *origin;    /* the reached state (users counts us) */
 	bool origin_temp;       /* origin is not in the pool: killed at release */
 	int lfd;                /* tcp: listener the new connections come from */
 	uint16_t lport;
 	int conn_no;            /* tcp: the target's connection fd number, -1 unknown */
-	uint64_t seq;
 	struct proc_obs scratch;
 	bool pinned;            /* the executing thread was pinned to one cpu */
 	cpu_set_t saved_cpus;   /* its affinity before */
+	cpu_set_t cpu;          /* the one it is pinned to */
 };
 
 /* ---- processes --------------------------------------------------------- */
@@ -119,6 +141,7 @@ static void snap_free(struct snap *s)
 	if (!s)
 		return;
 	kill_target(s->t);
+	pthread_mutex_destroy(&s->fmu);
 	for (size_t i = 0; i < s->n; i++)
 		proc_buf_free(&s->replies[i]);
 	free(s->replies);
@@ -275,9 +298,11 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 
 	struct cmc_snap_msg rep = {0};
 	int rc = -1;
+	pthread_mutex_lock(&s->fmu);
 	if (sendmsg(p->snap_fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m && kill(p->pid, CMC_SNAP_SIG) == 0)
 		rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms);
 	int e = errno;
+	pthread_mutex_unlock(&s->fmu);
 	close(in_theirs);
 	close(out[1]);
 	close(canon[1]);
@@ -307,6 +332,10 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	}
 	f->conn_no = rep.b;
 	f->x.st.forks++;
+	/* A snapshot another worker made runs on that worker's cpu: bring
+	 * the child to ours (see pin()). */
+	if (f->pinned)
+		sched_setaffinity(rep.a, sizeof f->cpu, &f->cpu);
 
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
 	t->pid = rep.a;
@@ -351,29 +380,45 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 
 /* ---- the pool ---------------------------------------------------------- */
 
-static void pool_remove(struct forkx *f, struct snap *s)
+static void pool_remove(struct fork_pool *pl, struct snap *s)
 {
-	for (size_t i = 0; i < f->npool; i++)
-		if (f->pool[i] == s) {
-			memmove(f->pool + i, f->pool + i + 1, (f->npool - i - 1) * sizeof *f->pool);
-			f->npool--;
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->s[i] == s) {
+			memmove(pl->s + i, pl->s + i + 1, (pl->n - i - 1) * sizeof *pl->s);
+			pl->n--;
 			return;
 		}
 }
 
+/* Out of the pool; freed now, or by its last user. */
+static void pool_drop(struct fork_pool *pl, struct snap *s)
+{
+	pool_remove(pl, s);
+	if (s->users > 0)
+		s->doomed = true;
+	else
+		snap_free(s);
+}
+
+/* One user fewer (pool lock held). */
+static void unuse(struct snap *s)
+{
+	if (--s->users == 0 && s->doomed)
+		snap_free(s);
+}
+
 /* Room for one more: evict the oldest stale snapshot, else (when
  * `parents`) the oldest parent; false when neither exists. */
-static bool pool_room(struct forkx *f, bool parents)
+static bool pool_room(struct fork_pool *pl, bool parents)
 {
-	if (f->npool < f->limit)
+	if (pl->n < pl->limit)
 		return true;
 	for (int pass = 0; pass < 1 + parents; pass++)
-		for (size_t i = 0; i < f->npool; i++) { /* the pool is in creation order */
-			struct snap *s = f->pool[i];
-			if (s == f->origin || !(pass ? s->parent : s->stale))
+		for (size_t i = 0; i < pl->n; i++) { /* the pool is in creation order */
+			struct snap *s = pl->s[i];
+			if (s->users || !(pass ? s->parent : s->stale))
 				continue;
-			pool_remove(f, s);
-			snap_free(s);
+			pool_drop(pl, s);
 			return true;
 		}
 	return false;
@@ -390,7 +435,8 @@ static struct snap *snap_new(struct forkx *f, struct proc_target *t, const struc
 	size_t n = parent ? parent->n + (op >= 0) : 0;
 	s->t = t;
 	s->n = n;
-	s->seq = f->seq++;
+	s->seq = __atomic_fetch_add(&f->pl->seq, 1, __ATOMIC_RELAXED);
+	pthread_mutex_init(&s->fmu, NULL);
 	if (n) {
 		s->trace = eng_xmalloc(n * sizeof *s->trace);
 		if (parent->n) /* h9: memcpy from NULL is UB (UBSan), even for 0 bytes */
@@ -546,14 +592,16 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
  * hand-offs (cmc asks, the snapshot forks, the child answers), and on one
  * run queue each hand-off is a yield, not a cross-cpu wake-up that waits
  * for the other cpu's current task (measured: ~0.5 ms per hand-off on a
- * busy 2-cpu machine).  Executors take cpus round robin, so --jobs 2 uses
- * both; the targets inherit the thread's affinity when they are started.
+ * busy 2-cpu machine).  Only a lone executor is pinned: with --jobs 2,
+ * pinned workers measured slower than free ones (1600 against 1950
+ * transitions/s on list, keys 1..9), so sharing the pool unpins.  The
+ * targets inherit the thread's affinity when they are started.
  */
 static void pin(struct forkx *f)
 {
 	static unsigned next;
 	cpu_set_t cur, one;
-	if (f->pinned || sched_getaffinity(0, sizeof cur, &cur) < 0 || CPU_COUNT(&cur) < 2)
+	if (f->pinned || f->pl->refs > 1 || sched_getaffinity(0, sizeof cur, &cur) < 0 || CPU_COUNT(&cur) < 2)
 		return;
 	/* Start from the cpu the scheduler runs us on now (other cmc processes
 	 * are elsewhere), then round robin over the allowed ones. */
@@ -567,10 +615,83 @@ static void pin(struct forkx *f)
 			CPU_SET(c, &one);
 			if (sched_setaffinity(0, sizeof one, &one) == 0) {
 				f->saved_cpus = cur;
+				f->cpu = one;
 				f->pinned = true;
 			}
 			return;
 		}
+}
+
+/* Re-observe a snapshot: it has not run since it was observed. */
+static void observe_snap(struct forkx *f, struct snap *o, struct proc_obs *obs)
+{
+	struct proc_target *t = o->t;
+	proc_obs_reset(obs);
+	t->mem_fd = open_proc(t->pid, "mem");
+	if (o->n)
+		proc_buf_set(&t->reply, o->replies[o->n - 1].p, o->replies[o->n - 1].len);
+	proc_observe(t, f->img, PROC_QUIESCENT, obs);
+	close_fd(&t->mem_fd);
+	proc_buf_free(&t->reply);
+}
+
+/*
+ * The state after trace as a live snapshot: the pool's own, or one forked
+ * from the nearest live ancestor with the rest of the trace replayed.  A
+ * snapshot that no longer forks (its worker thread ended, and with it, by
+ * PR_SET_PDEATHSIG, the processes it started) is dropped and the state is
+ * made again from this executor's own root.
+ */
+static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
+{
+	struct fork_pool *pl = f->pl;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct snap *best = f->root, *hit = NULL;
+		pthread_mutex_lock(&pl->mu);
+		for (size_t i = 0; !hit && n && i < pl->n; i++)
+			if (same_trace(pl->s[i], trace, n)) {
+				hit = pl->s[i];
+				for (size_t j = 0; j < i; j++)
+					pl->s[j]->stale |= !pl->s[j]->parent;
+			}
+		/* A parent two levels above the state asked for has had all its
+		 * dropped children asked for already (breadth-first). */
+		for (size_t i = 0; i < pl->n; i++)
+			if (pl->s[i]->parent && pl->s[i]->n + 1 < n)
+				pl->s[i]->stale = true;
+		if (hit) {
+			hit->users++;
+			pthread_mutex_unlock(&pl->mu);
+			f->origin = hit;
+			f->origin_temp = false;
+			return 0;
+		}
+		for (size_t i = 0; attempt == 0 && i < pl->n; i++) {
+			struct snap *s = pl->s[i];
+			if (s->n < n && s->n > best->n && memcmp(s->trace, trace, s->n * sizeof *trace) == 0)
+				best = s;
+		}
+		best->users++;
+		pthread_mutex_unlock(&pl->mu);
+		struct snap *r = n ? recreate(f, best, trace, n) : NULL;
+		pthread_mutex_lock(&pl->mu);
+		if (!r && best != f->root && !proc_interrupted && proc_target_reap(best->t))
+			pool_drop(pl, best); /* gone: try again from our root */
+		if (best != f->root)
+			unuse(best);
+		else
+			best->users--;
+		pthread_mutex_unlock(&pl->mu);
+		if (r) {
+			r->users = 1;
+			f->origin = r;
+			f->origin_temp = true;
+			return 0;
+		}
+		if (best == f->root)
+			return -1;
+	}
+	return -1;
 }
 
 static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs)
@@ -595,46 +716,14 @@ static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, stru
 		return rc;
 	}
 	f->origin = NULL;
-	if (n == 0)
+	if (n == 0) {
 		f->origin = f->root;
-	for (size_t i = 0; !f->origin && i < f->npool; i++)
-		if (same_trace(f->pool[i], trace, n)) {
-			f->origin = f->pool[i];
-			for (size_t j = 0; j < i; j++)
-				f->pool[j]->stale |= !f->pool[j]->parent;
-		}
-	f->origin_temp = false;
-	/* A parent two levels above the state asked for has had all its
-	 * dropped children asked for already (breadth-first). */
-	for (size_t i = 0; i < f->npool; i++)
-		if (f->pool[i]->parent && f->pool[i]->n + 1 < n)
-			f->pool[i]->stale = true;
-	if (!f->origin) {
-		/* the nearest live ancestor */
-		struct snap *best = f->root;
-		for (size_t i = 0; i < f->npool; i++) {
-			struct snap *s = f->pool[i];
-			if (s->n < n && s->n > best->n && memcmp(s->trace, trace, s->n * sizeof *trace) == 0)
-				best = s;
-		}
-		f->origin = recreate(f, best, trace, n);
-		if (!f->origin)
-			return -1;
-		f->origin_temp = true;
-	}
+		f->origin_temp = false;
+	} else if (find_origin(f, trace, n) < 0)
+		return -1;
 	set_replies(f, f->origin);
-	if (obs) {
-		/* Observe the snapshot again: it has not run since it was. */
-		struct proc_target *t = f->origin->t;
-		proc_obs_reset(obs);
-		t->mem_fd = open_proc(t->pid, "mem");
-		if (f->origin->n)
-			proc_buf_set(&t->reply, f->origin->replies[f->origin->n - 1].p,
-				     f->origin->replies[f->origin->n - 1].len);
-		proc_observe(t, f->img, PROC_QUIESCENT, obs);
-		close_fd(&t->mem_fd);
-		proc_buf_free(&t->reply);
-	}
+	if (obs)
+		observe_snap(f, f->origin, obs);
 	return 0;
 }
 
@@ -652,6 +741,27 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		return -1;
 	}
 	struct proc_target *t = fork_child(f, f->origin);
+	if (!t && f->origin != f->root && !proc_interrupted && proc_target_reap(f->origin->t)) {
+		/* the origin is gone (see find_origin): make it again */
+		struct snap *o = f->origin;
+		uint16_t *tr = eng_xmemdup(o->trace, o->n * sizeof *tr);
+		size_t n = o->n;
+		pthread_mutex_lock(&f->pl->mu);
+		if (f->origin_temp) {
+			o->users = 0;
+			snap_free(o);
+		} else {
+			pool_drop(f->pl, o);
+			unuse(o);
+		}
+		pthread_mutex_unlock(&f->pl->mu);
+		f->origin = NULL;
+		int rc = find_origin(f, tr, n);
+		free(tr);
+		if (rc < 0)
+			return -1;
+		t = fork_child(f, f->origin);
+	}
 	if (!t)
 		return -1;
 	proc_obs_reset(obs);
@@ -666,15 +776,23 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		return -1;
 	}
 	proc_observe(t, f->img, w, obs);
-	if (w == PROC_QUIESCENT && pool_room(f, false)) {
-		struct snap *s = snap_new(f, t, f->origin, (int)op);
+	struct snap *s = NULL;
+	if (w == PROC_QUIESCENT) {
+		s = snap_new(f, t, f->origin, (int)op);
 		trim(t);
-		f->pool[f->npool++] = s;
-	} else {
-		if (w == PROC_QUIESCENT)
-			f->origin->parent = true;
-		kill_target(t);
 	}
+	pthread_mutex_lock(&f->pl->mu);
+	if (s && pool_room(f->pl, false)) {
+		f->pl->s[f->pl->n++] = s;
+		s = NULL;
+		t = NULL;
+	} else if (s && f->origin != f->root)
+		f->origin->parent = true;
+	pthread_mutex_unlock(&f->pl->mu);
+	if (s)
+		snap_free(s);
+	else if (t)
+		kill_target(t);
 	return 0;
 }
 
@@ -692,29 +810,44 @@ static void fork_release(struct proc_exec *x)
 	f->origin = NULL;
 	if (!o || o == f->root)
 		return;
-	if (o->parent) {
-		if (!temp)
-			return; /* stays where it is in the pool */
-		/* not at the cost of an older parent: those are asked for first */
-		if (pool_room(f, false)) {
-			f->pool[f->npool++] = o; /* newest: the pool stays in creation order */
-			return;
-		}
+	struct fork_pool *pl = f->pl;
+	pthread_mutex_lock(&pl->mu);
+	if (o->parent && !temp) {
+		unuse(o); /* stays where it is in the pool */
+	} else if (o->parent && pool_room(pl, false)) {
+		/* (not at the cost of an older parent: those are asked for first) */
+		o->users--;
+		pl->s[pl->n++] = o; /* newest: the pool stays in creation order */
+	} else if (temp) {
+		o->users--;
+		snap_free(o);
+	} else {
+		pool_drop(pl, o);
+		unuse(o);
 	}
-	if (!temp)
-		pool_remove(f, o);
-	snap_free(o);
+	pthread_mutex_unlock(&pl->mu);
 }
 
 static void fork_destroy(struct proc_exec *x)
 {
 	struct forkx *f = (struct forkx *)x;
 	fork_release(x);
-	for (size_t i = 0; i < f->npool; i++)
-		snap_free(f->pool[i]);
-	/* The root last: its group holds whatever the targets forked themselves. */
+	struct fork_pool *pl = f->pl;
+	pthread_mutex_lock(&pl->mu);
+	bool last = --pl->refs == 0;
+	if (last)
+		for (size_t i = 0; i < pl->n; i++)
+			snap_free(pl->s[i]);
+	pthread_mutex_unlock(&pl->mu);
+	if (last) {
+		pthread_mutex_destroy(&pl->mu);
+		free(pl->s);
+		free(pl);
+	}
+	/* The root last: its group holds whatever the targets forked
+	 * themselves (and, while another worker runs, snapshots it may still
+	 * fork from: those find them gone and start again from their root). */
 	snap_free(f->root);
-	free(f->pool);
 	close_fd(&f->lfd);
 	if (f->fb) {
 		f->fb->ops->destroy(f->fb);
@@ -766,8 +899,8 @@ static size_t fit_fds(const char *path, size_t limit)
 	return limit;
 }
 
-struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
-				const struct proc_image *img, size_t limit)
+static struct forkx *forkx_new(const struct proc_scenario *sc, const char *preload,
+				const struct proc_image *img)
 {
 	struct forkx *f = eng_xcalloc(1, sizeof *f);
 	f->x.ops = &fork_ops;
@@ -776,7 +909,40 @@ struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *prel
 	f->img = img;
 	f->lfd = -1;
 	f->conn_no = -1;
-	f->limit = fit_fds(sc->path, limit ? limit : PROC_FORK_LIMIT_DEFAULT);
-	f->pool = eng_xcalloc(f->limit, sizeof *f->pool);
+	return f;
+}
+
+struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *preload,
+				const struct proc_image *img, size_t limit)
+{
+	struct forkx *f = forkx_new(sc, preload, img);
+	struct fork_pool *pl = eng_xcalloc(1, sizeof *pl);
+	pthread_mutex_init(&pl->mu, NULL);
+	pl->limit = fit_fds(sc->path, limit ? limit : PROC_FORK_LIMIT_DEFAULT);
+	pl->s = eng_xcalloc(pl->limit, sizeof *pl->s);
+	pl->refs = 1;
+	f->pl = pl;
+	return &f->x;
+}
+
+struct proc_exec *proc_fork_share(struct proc_exec *other, const struct proc_scenario *sc,
+				  const char *preload, const struct proc_image *img)
+{
+	if (strcmp(other->ops->name, "fork") != 0)
+		return proc_fork_new(sc, preload, img, 0);
+	struct forkx *o = (struct forkx *)other, *f = forkx_new(sc, preload, img);
+	/* Called on other's thread (the search clones from its own): unpin it
+	 * and its root, whose children inherit the root's affinity. */
+	if (o->pinned) {
+		sched_setaffinity(0, sizeof o->saved_cpus, &o->saved_cpus);
+		if (o->root && o->root->t->pid > 0)
+			sched_setaffinity(o->root->t->pid, sizeof o->saved_cpus, &o->saved_cpus);
+		o->pinned = false;
+	}
+	pthread_mutex_lock(&o->pl->mu);
+	o->pl->refs++;
+	pthread_mutex_unlock(&o->pl->mu);
+	f->pl = o->pl;
+	f->conn_no = o->conn_no;
 	return &f->x;
 }

@@ -413,29 +413,12 @@ static void settle(eng_search *s)
 	eng__flush_pending(s);
 }
 
-int eng_search_run(eng_search *s)
+/* One thread, until the frontier is empty, the search stops, or `until`
+ * (a time; 0: none) has passed. */
+static void run_one(eng_search *s, double until)
 {
-	s->stop = 0;
-	s->t0 = eng_now();
-	s->next_tick = s->t0 + s->o.progress_interval;
-	if (eng_search_init(s) < 0)
-		goto out;
 	eng_qentry e;
-	if (s->o.jobs > 1 && s->o.order == ENG_BFS && !eng__pool_declined(s) &&
-	    (s->pool || eng__pool_start(s) == 0)) {
-		while (!s->stop && (eng__pool_pending(s) || eng_queue_len(s->q))) {
-			if (eng__pool_declined(s) && !eng__pool_pending(s))
-				break; /* on with one thread, below */
-			eng__pool_step(s);
-			uint64_t f = eng_queue_len(s->q);
-			if (f > s->st.frontier_max)
-				s->st.frontier_max = f;
-			s->ticks |= 255; /* a chunk is long enough to look at the clock */
-			eng__tick(s);
-		}
-		if (s->stop || !eng__pool_declined(s))
-			goto out;
-	}
+	unsigned n = 0;
 	while (!s->stop && eng_queue_pop(s->q, &e)) {
 		expand(s, e.id, e.depth, e.state, e.len);
 		/* Breadth-first, a group of states is expanded before their
@@ -449,7 +432,68 @@ int eng_search_run(eng_search *s)
 		if (f > s->st.frontier_max)
 			s->st.frontier_max = f;
 		eng__tick(s);
+		if (until && !(++n & 63) && eng_now() >= until)
+			return;
 	}
+}
+
+/* Worker threads (parallel.c), likewise; a chunk under way is admitted
+ * whole before it returns, so the other mode can take over. */
+static void run_pool(eng_search *s, double until)
+{
+	while (!s->stop && (eng__pool_pending(s) || eng_queue_len(s->q))) {
+		eng__pool_step(s);
+		uint64_t f = eng_queue_len(s->q);
+		if (f > s->st.frontier_max)
+			s->st.frontier_max = f;
+		s->ticks |= 255; /* a chunk is long enough to look at the clock */
+		eng__tick(s);
+		if (until && !eng__pool_pending(s) && eng_now() >= until)
+			return;
+	}
+}
+
+/*
+ * With --jobs left at its default, whether threads pay depends on the
+ * frontend and the machine: a model's state costs less to expand than to
+ * hand between cores, and a process target competes with cmc's own threads
+ * for the cores.  So measure: run each mode for a moment, keep the one that
+ * generated more states per second.  The two modes admit states in the same
+ * order, so switching never changes a result.
+ */
+#define PROBE_S 0.3
+
+static bool pool_wins(eng_search *s)
+{
+	double t = eng_now();
+	uint64_t g = s->st.generated;
+	run_pool(s, t + PROBE_S);
+	double t2 = eng_now();
+	double par = (double)(s->st.generated - g) / (t2 - t > 0 ? t2 - t : 1e-9);
+	g = s->st.generated;
+	run_one(s, t2 + PROBE_S);
+	double t3 = eng_now();
+	double one = (double)(s->st.generated - g) / (t3 - t2 > 0 ? t3 - t2 : 1e-9);
+	return par > one;
+}
+
+int eng_search_run(eng_search *s)
+{
+	s->stop = 0;
+	s->t0 = eng_now();
+	s->next_tick = s->t0 + s->o.progress_interval;
+	if (eng_search_init(s) < 0)
+		goto out;
+	if (s->o.jobs > 1 && s->o.order == ENG_BFS && !s->one_job &&
+	    (s->pool || eng__pool_start(s) == 0)) {
+		if (s->o.jobs_auto && !s->probed) {
+			s->probed = true;
+			s->one_job = !pool_wins(s);
+		}
+		if (!s->one_job)
+			run_pool(s, 0);
+	}
+	run_one(s, 0);
 out:
 	s->st.stopped = s->stop && !s->failed && !s->st.violations;
 	s->elapsed_before += eng_now() - s->t0;

@@ -54,6 +54,7 @@ struct eng_search {
 	eng_stats st;
 	volatile sig_atomic_t stop;
 	bool inited, failed;
+	bool probed, one_job;   /* --jobs default: measured, and threads lost */
 	uint32_t ticks;
 	char err[512];
 	double t0, next_tick, elapsed_before;
@@ -89,7 +90,6 @@ void eng__tick(eng_search *s);
 int eng__pool_start(eng_search *s);
 void eng__pool_step(eng_search *s);
 bool eng__pool_pending(const eng_search *s);
-bool eng__pool_declined(const eng_search *s);
 void eng__pool_free(eng_search *s);
 
 #endif
