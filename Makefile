@@ -119,7 +119,7 @@ extra: $(EXTRA_ALL)
 
 run: all
 	@if [ -t 1 ] && $(CMC) help tui >/dev/null 2>&1; then \
-		$(CMC) tui share/examples/list/list.scn; \
+		$(CMC) tui --db $(B)/demo.db share/examples/list/list.scn; \
 	else \
 		$(CMC) check diehard; \
 	fi
