@@ -231,4 +231,47 @@ extern const unsigned pool_n_invariants;
 POOL_API uint32_t pool_check_all(const struct pool_view *v, uint32_t *checked,
 				 struct pool_msg *first);
 
+/* ---- read-only walk of the chunks, for pictures (pool_check.c) ---------- */
+
+/*
+ * One chunk as pool_chunks() finds it: every unit whose table entry is a
+ * chunk head, in address order, whether or not its header is intact (a
+ * picture must show the broken chunk too).  Slot geometry comes from the
+ * header when the header is intact and exactly as pool.c builds it, else,
+ * for a class chunk, from the class its unit table entry names
+ * (geometry_from_table); a dedicated or huge chunk with an unusable header
+ * has n_slots == 0.  `bytes` is the chunk's first `span` bytes inside the
+ * view's window (NULL when the window does not hold them all).
+ */
+struct pool_chunk_info {
+	uint32_t unit;           /* head unit */
+	uint8_t entry;           /* its unit table entry */
+	uint8_t kind;            /* POOL_K_* the table says */
+	int header_ok;           /* readable, magic and kind match the table */
+	int sum_ok;              /* the header checksum (INV-3) holds */
+	int geometry_from_table;
+	uint64_t off;            /* region offset of the chunk (its header) */
+	struct pool_chunk c;     /* header copy (zero when unreadable) */
+	uint32_t slot_size, n_slots, bitmap_off, sizes_off, payload_off;
+	const uint8_t *bytes;
+	uint64_t span;
+};
+
+/* Slot states (pool_slot). */
+enum {
+	POOL_SLOT_FREE,          /* bit clear, every byte poison */
+	POOL_SLOT_LIVE,          /* bit set, redzone intact */
+	POOL_SLOT_WRITTEN,       /* bit clear, a byte is not poison (INV-12) */
+	POOL_SLOT_OVERRUN,       /* bit set, its redzone written (INV-13) */
+	POOL_SLOT_UNKNOWN        /* bytes outside the window */
+};
+
+/* Call fn for each chunk head below units_hw; the number of chunks, or -1
+ * when the pool's metadata is unreadable (INV-1). */
+POOL_API int64_t pool_chunks(const struct pool_view *v,
+			     void (*fn)(void *ctx, const struct pool_chunk_info *ci), void *ctx);
+/* State of slot i (< ci->n_slots) and, for WRITTEN/OVERRUN, the region
+ * offset of the first offending byte in *bad (else the slot's start). */
+POOL_API int pool_slot(const struct pool_chunk_info *ci, uint32_t i, uint64_t *bad);
+
 #endif

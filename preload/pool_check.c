@@ -698,3 +698,94 @@ uint32_t pool_check_all(const struct pool_view *v, uint32_t *checked, struct poo
 		*checked = done;
 	return failed;
 }
+
+/* ---- read-only walk for pictures ------------------------------------------ */
+
+int64_t pool_chunks(const struct pool_view *v,
+		    void (*fn)(void *ctx, const struct pool_chunk_info *ci), void *ctx)
+{
+	struct layout L;
+	if (!layout(v, &L))
+		return -1;
+	int64_t n = 0;
+	for (uint32_t u = 0; u < L.hw; u++) {
+		uint8_t e = L.table[u];
+		if (!is_head(e))
+			continue;
+		struct pool_chunk_info ci;
+		memset(&ci, 0, sizeof ci);
+		ci.unit = u;
+		ci.entry = e;
+		ci.kind = (uint8_t)want_kind(e);
+		ci.off = uoff(&L, u);
+		ci.header_ok = chunk(v, &L, u, &ci.c);
+		if (!ci.header_ok && !get(v, ci.off, sizeof ci.c, &ci.c))
+			memset(&ci.c, 0, sizeof ci.c);
+		ci.sum_ok = ci.header_ok && ci.c.sum == pool_chunk_sum(&ci.c);
+		ci.span = L.unit;
+		if (ci.kind == POOL_K_CLASS) {
+			if (ci.header_ok && class_ok(&L, &ci.c)) {
+				ci.slot_size = ci.c.slot_size;
+				ci.n_slots = ci.c.n_slots;
+				ci.bitmap_off = ci.c.bitmap_off;
+				ci.sizes_off = ci.c.sizes_off;
+				ci.payload_off = ci.c.payload_off;
+			} else if (POOL_U_CLASS_OF(e) < L.m.n_classes) {
+				ci.geometry_from_table = 1;
+				ci.slot_size = pool_class_size(L.m.unit_shift, POOL_U_CLASS_OF(e));
+				ci.n_slots = pool_class_slots(L.m.unit_shift, ci.slot_size, &ci.sizes_off,
+							      &ci.payload_off);
+				ci.bitmap_off = sizeof(struct pool_chunk);
+			}
+		} else if (ci.header_ok && ci.c.units && ci.c.units <= L.hw - u &&
+			   ci.c.payload_off >= sizeof ci.c &&
+			   ci.c.payload_off <= ((uint64_t)ci.c.units << L.m.unit_shift) &&
+			   ci.c.req + POOL_REDZONE <=
+				   ((uint64_t)ci.c.units << L.m.unit_shift) - ci.c.payload_off) {
+			ci.span = (uint64_t)ci.c.units << L.m.unit_shift;
+			ci.n_slots = 1;
+			ci.payload_off = ci.c.payload_off;
+			ci.slot_size = (uint32_t)(ci.span - ci.payload_off > UINT32_MAX ? UINT32_MAX
+											: ci.span - ci.payload_off);
+		}
+		ci.bytes = at(v, ci.off, ci.span);
+		n++;
+		if (fn)
+			fn(ctx, &ci);
+	}
+	return n;
+}
+
+int pool_slot(const struct pool_chunk_info *ci, uint32_t i, uint64_t *bad)
+{
+	uint64_t b;
+	*bad = ci->off + ci->payload_off + (uint64_t)i * ci->slot_size;
+	if (!ci->bytes || i >= ci->n_slots)
+		return POOL_SLOT_UNKNOWN;
+	const uint8_t *p = ci->bytes + ci->payload_off;
+	if (ci->kind != POOL_K_CLASS) {
+		/* One block: the padding before it and everything after req. */
+		if (!all_poison(ci->bytes + sizeof ci->c, ci->payload_off - sizeof ci->c, &b)) {
+			*bad = ci->off + sizeof ci->c + b;
+			return POOL_SLOT_OVERRUN;
+		}
+		if (!all_poison(p + ci->c.req, ci->span - ci->payload_off - ci->c.req, &b)) {
+			*bad = ci->off + ci->payload_off + ci->c.req + b;
+			return POOL_SLOT_OVERRUN;
+		}
+		return POOL_SLOT_LIVE;
+	}
+	p += (uint64_t)i * ci->slot_size;
+	if (!bit(ci->bytes + ci->bitmap_off, i)) {
+		if (all_poison(p, ci->slot_size, &b))
+			return POOL_SLOT_FREE;
+		*bad += b;
+		return POOL_SLOT_WRITTEN;
+	}
+	uint16_t s = size_at(ci->bytes + ci->sizes_off, i);
+	if (s && s <= ci->slot_size && !all_poison(p + (s - 1u), ci->slot_size - (s - 1u), &b)) {
+		*bad += s - 1u + b;
+		return POOL_SLOT_OVERRUN;
+	}
+	return POOL_SLOT_LIVE;
+}

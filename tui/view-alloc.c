@@ -1,9 +1,12 @@
 /*
  * view-alloc.c — the allocator at the current state: each invariant the
- * run checked with pass or fail, and the chunk map (one row per chunk, its
- * slots drawn as . free, # live, x poisoned), as viz_heap_load() decodes
- * them from the store.
+ * run checked with pass or fail (a failing one names the chunk, slot and
+ * window byte involved and the validator's message), and the chunk map:
+ * one row per chunk ("*" marks one a failing invariant points at), its
+ * slots drawn with viz_slot_char (# live, . free, x free but written,
+ * ! live with its redzone written), as viz_heap_load() decodes them.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "viz.h"
@@ -56,25 +59,45 @@ static void alloc_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		int sel = i == V.l.cur ? (int)A_REVERSE : 0;
 		if (i < V.h.n_inv) {
 			viz_invariant *v = &V.h.inv[i];
-			char name[48];
+			char name[80], detail[160], where[64] = "";
 			wb_escape(name, sizeof name, v->name ? v->name : "?", v->name ? strlen(v->name) : 1);
-			wb_row(w, (int)y, cols, sel | (v->failed ? wb_attr(wb, WB_C_BAD) : wb_attr(wb, WB_C_GOOD)),
-			       "  %-4s %s%s", v->failed ? "FAIL" : "ok", name,
-			       v->failed && v->chunk >= 0 ? " (chunk involved, see map)" : "");
-		} else {
-			viz_chunk *c = &V.h.chunks[i - V.h.n_inv];
-			char map[64];
-			size_t k = 0;
-			for (; k < c->n_slots && k < sizeof map - 4; k++)
-				map[k] = c->slot[k] == VIZ_SLOT_LIVE ? '#' : c->slot[k] == VIZ_SLOT_POISONED ? 'x' : '.';
-			if (k < c->n_slots) {
-				memcpy(map + k, "...", 3);
-				k += 3;
+			wb_escape(detail, sizeof detail, v->detail, strlen(v->detail));
+			if (v->failed && v->chunk >= 0) {
+				if (v->slot != UINT32_MAX)
+					snprintf(where, sizeof where, " -> chunk %lld slot %u, byte +0x%llx",
+						 (long long)v->chunk, v->slot, (unsigned long long)v->byte_off);
+				else
+					snprintf(where, sizeof where, " -> chunk %lld, byte +0x%llx",
+						 (long long)v->chunk, (unsigned long long)v->byte_off);
 			}
-			map[k] = 0;
-			wb_row(w, (int)y, cols, sel | (c->header_bad ? wb_attr(wb, WB_C_BAD) : 0),
-			       "  chunk @%06llx class %4u live %3u/%-3u %s", (unsigned long long)c->offset,
-			       c->size_class, c->n_live, c->n_slots, map);
+			wb_row(w, (int)y, cols, sel | (v->failed ? wb_attr(wb, WB_C_BAD) : wb_attr(wb, WB_C_GOOD)),
+			       "  %-4s %s%s%s%s", v->failed ? "FAIL" : "ok", name, where,
+			       v->failed && detail[0] ? ": " : "", v->failed ? detail : "");
+		} else {
+			size_t k = i - V.h.n_inv;
+			viz_chunk *c = &V.h.chunks[k];
+			char map[72];
+			size_t n = 0;
+			for (; n < c->n_slots && n < sizeof map - 4; n++)
+				map[n] = viz_slot_char(c->slot[n]);
+			if (n < c->n_slots) {
+				memcpy(map + n, "...", 3);
+				n += 3;
+			}
+			map[n] = 0;
+			unsigned live = 0;
+			for (uint32_t j = 0; j < c->n_slots; j++)
+				live += c->slot[j] == VIZ_SLOT_LIVE || c->slot[j] == VIZ_SLOT_OVERRUN;
+			bool bad = c->header_bad || c->bad_slot != UINT32_MAX;
+			if (c->kind == VIZ_CHUNK_CLASS)
+				wb_row(w, (int)y, cols, sel | (bad ? wb_attr(wb, WB_C_BAD) : 0),
+				       "  %c%-3zu unit %-4u class %5u B live %3u/%-3u %s", bad ? '*' : 'k', k,
+				       c->unit, c->size_class, live, c->n_slots, map);
+			else
+				wb_row(w, (int)y, cols, sel | (bad ? wb_attr(wb, WB_C_BAD) : 0),
+				       "  %c%-3zu unit %-4u %-5s %3u units, block %llu B %s", bad ? '*' : 'k', k,
+				       c->unit, c->kind == VIZ_CHUNK_HUGE ? "huge" : "large", c->units,
+				       (unsigned long long)c->req, map);
 		}
 	}
 	if (V.h.n_chunks == 0 && V.l.n + 1 < (size_t)rows && V.h.why_no_chunks[0]) {

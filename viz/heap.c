@@ -6,12 +6,21 @@
  * plainly when the run recorded no allocator data.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 #include "internal.h"
 
 #define SLOTS_PER_ROW 32
 
+static const char *kind_name(int kind)
+{
+	return kind == VIZ_CHUNK_CLASS ? "class" : kind == VIZ_CHUNK_LARGE ? "large" : kind == VIZ_CHUNK_HUGE ? "huge" : "?";
+}
+
+/* Each invariant row has a port ("iN") so a failing one's edge leaves it. */
 static void invariants_node(Agraph_t *g, const viz_heap *h)
 {
 	viz_buf b = {0};
@@ -24,12 +33,19 @@ static void invariants_node(Agraph_t *g, const viz_heap *h)
 	for (unsigned i = 0; i < h->n_inv; i++) {
 		const viz_invariant *in = &h->inv[i];
 		viz_buf_add(&b, "<TR><TD ALIGN=\"LEFT\">");
-		viz_html_str(&b, in->name, 64);
+		viz_html_str(&b, in->name, 80);
 		if (in->failed) {
-			viz_buf_add(&b, "</TD><TD BGCOLOR=\"" VIZ_C_VIOLATION "\">FAIL");
-			if (in->chunk >= 0)
-				viz_buf_addf(&b, ": chunk k%lld, byte +%llu", (long long)in->chunk,
-					     (unsigned long long)in->byte_off);
+			viz_buf_addf(&b, "</TD><TD ALIGN=\"LEFT\" PORT=\"i%u\" BGCOLOR=\"" VIZ_C_VIOLATION "\">FAIL", i);
+			if (in->chunk >= 0) {
+				viz_buf_addf(&b, ": chunk k%lld", (long long)in->chunk);
+				if (in->slot != UINT32_MAX)
+					viz_buf_addf(&b, " slot %u", in->slot);
+				viz_buf_addf(&b, ", window byte +0x%llx", (unsigned long long)in->byte_off);
+			}
+			if (in->detail[0]) {
+				viz_buf_add(&b, "<BR ALIGN=\"LEFT\"/>");
+				viz_html_str(&b, in->detail, sizeof in->detail);
+			}
 			viz_buf_add(&b, "</TD></TR>");
 		} else {
 			viz_buf_add(&b, "</TD><TD BGCOLOR=\"" VIZ_C_LIVE "\">pass</TD></TR>");
@@ -45,36 +61,106 @@ static void invariants_node(Agraph_t *g, const viz_heap *h)
 	viz_buf_free(&b);
 }
 
+static const char *slot_colour(uint8_t st)
+{
+	switch (st) {
+	case VIZ_SLOT_LIVE: return VIZ_C_LIVE;
+	case VIZ_SLOT_POISONED: return VIZ_C_POISON;
+	case VIZ_SLOT_BROKEN: return VIZ_C_BROKEN;
+	case VIZ_SLOT_OVERRUN: return VIZ_C_OVERRUN;
+	case VIZ_SLOT_UNKNOWN: return VIZ_C_UNKNOWN;
+	default: return VIZ_C_FREE;
+	}
+}
+
+/*
+ * A chunk: its header fields, then its slots (a cell each, coloured and
+ * marked with viz_slot_char).  Readable back from the DOT: node "kK" with
+ * attributes cmc_unit, cmc_kind, cmc_live (live slots drawn, overruns
+ * included) and cmc_slots (the strip), and cmc_bad when a failing
+ * invariant points at it.
+ */
 static void chunk_node(Agraph_t *g, const viz_heap *h, size_t k)
 {
 	const viz_chunk *c = &h->chunks[k];
 	viz_buf b = {0};
 	unsigned cols = c->n_slots < SLOTS_PER_ROW ? (c->n_slots ? c->n_slots : 1) : SLOTS_PER_ROW;
 	viz_buf_add(&b, "<TABLE BORDER=\"1\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"2\">");
-	viz_buf_addf(&b, "<TR><TD COLSPAN=\"%u\"%s>chunk k%zu at +0x%llx<BR/>magic 0x%llx, class %u B, "
-			 "%u slots, %u live</TD></TR>",
-		     cols, c->header_bad ? " BGCOLOR=\"" VIZ_C_VIOLATION "\"" : "", k,
-		     (unsigned long long)c->offset, (unsigned long long)c->magic, c->size_class, c->n_slots,
-		     c->n_live);
+	viz_buf_addf(&b, "<TR><TD COLSPAN=\"%u\"%s>chunk k%zu: unit %u, %s, window +0x%llx<BR/>"
+			 "magic 0x%llx, owner %u, claim 0x%x, checksum %s",
+		     cols, c->header_bad ? " BGCOLOR=\"" VIZ_C_VIOLATION "\"" : "", k, c->unit,
+		     kind_name(c->kind), (unsigned long long)c->offset, (unsigned long long)c->magic,
+		     c->owner, c->claim, c->sum_ok ? "ok" : "BAD");
+	if (c->kind == VIZ_CHUNK_CLASS)
+		viz_buf_addf(&b, "<BR/>class %u B, %u slots, %u live (header)%s", c->size_class,
+			     c->n_slots, c->n_live,
+			     c->geometry_guessed ? "<BR/>header unusable: slots laid out by the unit table's class" : "");
+	else
+		viz_buf_addf(&b, "<BR/>%u units, one block of %llu B", c->units, (unsigned long long)c->req);
+	viz_buf_add(&b, "</TD></TR>");
+	char *strip = eng_xmalloc((size_t)c->n_slots + 1);
+	unsigned live = 0;
 	for (uint32_t i = 0; i < c->n_slots; i++) {
 		if (i % SLOTS_PER_ROW == 0)
 			viz_buf_add(&b, "<TR>");
-		const char *col = c->slot[i] == VIZ_SLOT_LIVE ? VIZ_C_LIVE
-				  : c->slot[i] == VIZ_SLOT_POISONED ? VIZ_C_POISON
-								    : VIZ_C_FREE;
-		if (i == c->bad_slot)
-			col = VIZ_C_VIOLATION;
-		viz_buf_addf(&b, "<TD BGCOLOR=\"%s\" WIDTH=\"10\" HEIGHT=\"10\"> </TD>", col);
+		uint8_t st = c->slot[i];
+		live += st == VIZ_SLOT_LIVE || st == VIZ_SLOT_OVERRUN;
+		strip[i] = viz_slot_char(st);
+		const char *mark = st == VIZ_SLOT_BROKEN ? "x" : st == VIZ_SLOT_OVERRUN ? "!" : " ";
+		viz_buf_addf(&b, "<TD BGCOLOR=\"%s\"%s WIDTH=\"10\" HEIGHT=\"10\">%s</TD>", slot_colour(st),
+			     i == c->bad_slot ? " BORDER=\"3\" COLOR=\"" VIZ_C_VIOLATION_EDGE "\"" : "", mark);
 		if (i % SLOTS_PER_ROW == SLOTS_PER_ROW - 1 || i + 1 == c->n_slots)
 			viz_buf_add(&b, "</TR>");
 	}
+	strip[c->n_slots] = 0;
 	viz_buf_add(&b, "</TABLE>");
-	char name[32];
+	char name[32], num[32];
 	snprintf(name, sizeof name, "k%zu", k);
 	Agnode_t *n = agnode(g, name, 1);
 	viz_set(n, "shape", "plaintext", "");
 	viz_set_html(g, n, "label", viz_buf_str(&b));
+	snprintf(num, sizeof num, "%u", c->unit);
+	viz_set(n, "cmc_unit", num, "");
+	viz_set(n, "cmc_kind", kind_name(c->kind), "");
+	snprintf(num, sizeof num, "%u", live);
+	viz_set(n, "cmc_live", num, "");
+	viz_set(n, "cmc_slots", strip, "");
 	viz_buf_free(&b);
+	free(strip);
+}
+
+/* Failing invariants that name a chunk: an edge from their row to it, and
+ * the chunk's cmc_bad lists them. */
+static void pointers(Agraph_t *g, const viz_heap *h)
+{
+	Agnode_t *inv = agnode(g, "invariants", 0);
+	for (size_t k = 0; k < h->n_chunks; k++) {
+		viz_buf bad = {0};
+		for (unsigned i = 0; i < h->n_inv; i++) {
+			const viz_invariant *in = &h->inv[i];
+			if (!in->failed || in->chunk != (int64_t)k)
+				continue;
+			char name[32], port[16];
+			snprintf(name, sizeof name, "k%zu", k);
+			snprintf(port, sizeof port, "i%u", i);
+			Agedge_t *e = agedge(g, inv, agnode(g, name, 0), port, 1);
+			viz_set(e, "tailport", port, "");
+			viz_set(e, "color", VIZ_C_VIOLATION_EDGE, "");
+			viz_set(e, "penwidth", "2", "");
+			char id[16];
+			snprintf(id, sizeof id, "%.15s", in->name);
+			char *sp = strchr(id, ' ');
+			if (sp)
+				*sp = 0;
+			viz_buf_addf(&bad, "%s%s", bad.len ? " " : "", id);
+		}
+		if (bad.len) {
+			char name[32];
+			snprintf(name, sizeof name, "k%zu", k);
+			viz_set(agnode(g, name, 0), "cmc_bad", viz_buf_str(&bad), "");
+		}
+		viz_buf_free(&bad);
+	}
 }
 
 int viz_heap_render(viz *v, const viz_heap *h, const char *path, char *err, size_t errlen)
@@ -99,6 +185,7 @@ int viz_heap_render(viz *v, const viz_heap *h, const char *path, char *err, size
 		viz_set(e, "style", "invis", "");
 		prev = n;
 	}
+	pointers(g, h);
 	viz_legend(g, VIZ_LEG_HEAP);
 
 	viz_buf cap = {0};

@@ -140,5 +140,8 @@ void viz_caption(Agraph_t *g, const char *text);
 #define VIZ_C_LIVE "#93c47d"
 #define VIZ_C_FREE "#ffffff"
 #define VIZ_C_POISON "#b4a7d6"
+#define VIZ_C_BROKEN "#cc0000"   /* free slot whose poison was written */
+#define VIZ_C_OVERRUN "#e69138"  /* live slot whose redzone was written */
+#define VIZ_C_UNKNOWN "#cccccc"  /* slot bytes outside the stored window */
 
 #endif

@@ -38,6 +38,8 @@ void viz_legend(Agraph_t *g, unsigned what)
 		row(&b, "BGCOLOR=\"" VIZ_C_LIVE "\"", "live slot");
 		row(&b, "BGCOLOR=\"" VIZ_C_FREE "\"", "free slot");
 		row(&b, "BGCOLOR=\"" VIZ_C_POISON "\"", "freed slot, poisoned");
+		row(&b, "BGCOLOR=\"" VIZ_C_BROKEN "\"", "x: free slot written (poison broken)");
+		row(&b, "BGCOLOR=\"" VIZ_C_OVERRUN "\"", "!: live slot, redzone written (overflow)");
 		row(&b, "BGCOLOR=\"" VIZ_C_VIOLATION "\"", "failing invariant points here");
 	}
 	viz_buf_add(&b, "</TABLE>");

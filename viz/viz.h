@@ -75,7 +75,16 @@ int viz_graph(viz *v, store *st, const viz_graph_opts *o, const char *path, viz_
  * the allocator (viz/heap_source.c); while none is known, n_chunks is 0 and
  * `why_no_chunks` says so.
  */
-enum { VIZ_SLOT_FREE, VIZ_SLOT_LIVE, VIZ_SLOT_POISONED };
+/* POISONED: freed and poisoned (an allocator that can tell it from never
+ * used); BROKEN: a free slot whose poison was written (write after free);
+ * OVERRUN: a live block whose redzone was written (overflow).  The pool
+ * poisons with the fresh-page byte, so its free slots are all FREE. */
+enum { VIZ_SLOT_FREE, VIZ_SLOT_LIVE, VIZ_SLOT_POISONED, VIZ_SLOT_BROKEN, VIZ_SLOT_OVERRUN,
+       VIZ_SLOT_UNKNOWN };
+enum { VIZ_CHUNK_CLASS = 1, VIZ_CHUNK_LARGE, VIZ_CHUNK_HUGE };
+/* One character per slot state, as the text chunk maps draw them:
+ * '#' live, '.' free, 'p' poisoned, 'x' broken, '!' overrun, '?' unknown. */
+char viz_slot_char(uint8_t state);
 
 typedef struct viz_chunk {
 	uint64_t offset;           /* of the chunk in the raw window */
@@ -85,6 +94,14 @@ typedef struct viz_chunk {
 	uint8_t *slot;             /* n_slots entries VIZ_SLOT_* */
 	bool header_bad;           /* a failing invariant points at the header */
 	uint32_t bad_slot;         /* slot a failing invariant points at, or UINT32_MAX */
+	/* Added with the pool decoder (issue 7). */
+	uint32_t unit;             /* head unit index */
+	int kind;                  /* VIZ_CHUNK_*, as the unit table says */
+	uint32_t units;            /* units it spans (header field) */
+	uint32_t owner, claim;     /* header fields */
+	uint64_t req;              /* large/huge: requested bytes */
+	bool sum_ok;               /* header checksum holds */
+	bool geometry_guessed;     /* slots laid out by the table's class: header unusable */
 } viz_chunk;
 
 typedef struct viz_invariant {
@@ -93,6 +110,11 @@ typedef struct viz_invariant {
 	bool checked, failed;
 	int64_t chunk;             /* index of the chunk involved, or -1 */
 	uint64_t byte_off;         /* offset of the bytes involved (with chunk) */
+	/* Added with the pool decoder: the validator's message for a failing
+	 * invariant, re-derived from the stored raw window ("" when unknown),
+	 * and the slot involved (UINT32_MAX: the chunk as a whole). */
+	char detail[160];
+	uint32_t slot;
 } viz_invariant;
 
 typedef struct viz_heap {
