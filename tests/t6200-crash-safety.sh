@@ -56,7 +56,8 @@ crash_case() {
 	# last commit before the end is only seen when the run is complete.
 	[ "$(field "$db" $run status)" = complete ] &&
 		echo "# $name: the run ended before the kill (pick an earlier kill point)"
-	ok "$name: killed after $n stored states (saw ${s:-0})" test "${s:-0}" -ge "$n"
+	ok "$name: killed after $n stored states (saw ${s:-0})" test "${s:-0}" -ge "$n" ||
+		{ echo "# polls: $i; cmc runs said:"; "$CMC" runs --db "$db" --json 2>&1 | head -c 600 | sed 's/^/#   /'; echo; }
 	ok "$name: the database passes the integrity check" \
 		sh -c "sqlite3 '$db' 'pragma integrity_check' | grep -qx ok"
 	is "$name: the run is marked interrupted" "$(field "$db" $run status)" interrupted
