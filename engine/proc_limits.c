@@ -276,14 +276,15 @@ static void remove_all(void)
 	npool = 0;
 	retry_pending();
 	/* Still busy: a process killed a moment ago has not finished exiting.
-	 * Its SIGKILL is on the way and nothing here can wait for it exactly,
-	 * so kill once more and leave the empty directories to the next
-	 * run's sweep (sweep_stale) rather than sleep on a guess. */
-	for (size_t j = 0; j < npending; j++) {
-		bool v2 = parent[V2][0] && !strncmp(pending[j], parent[V2], strlen(parent[V2]));
-		kill_members(pending[j], v2);
+	 * Give the kernel a bounded moment, then leave them for the sweep. */
+	for (int i = 0; npending && i < 200; i++) {
+		for (size_t j = 0; j < npending; j++) {
+			bool v2 = parent[V2][0] && !strncmp(pending[j], parent[V2], strlen(parent[V2]));
+			kill_members(pending[j], v2);
+		}
+		usleep(1000);
+		retry_pending();
 	}
-	retry_pending();
 	for (int h = 0; h < NHIER; h++)
 		if (parent[h][0])
 			rmdir(parent[h]);
