@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "proc_limits.h"
@@ -241,6 +243,46 @@ static void kill_members(const char *dir, bool v2)
 	}
 }
 
+#define EXIT_WAIT_S 0.2
+
+/* Wait until every process in the cgroup at `dir` has exited or the
+ * deadline passes.  False when there was nobody to wait for (or pidfds
+ * are not available): waiting more cannot help then. */
+static bool wait_members(const char *dir, double deadline)
+{
+	char p[600];
+	snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return true;
+	struct pollfd fds[64];
+	int n = 0, pid;
+	bool usable = true;
+	while (n < 64 && fscanf(f, "%d", &pid) == 1) {
+		int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+		if (fd >= 0)
+			fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+		else if (errno == ENOSYS)
+			usable = false;
+	}
+	fclose(f);
+	for (int left = n; left > 0;) {
+		int ms = (int)((deadline - eng_now()) * 1000) + 1;
+		if (ms <= 0 || poll(fds, (nfds_t)n, ms) <= 0)
+			break;
+		for (int i = 0; i < n; i++)
+			if (fds[i].fd >= 0 && fds[i].revents) {
+				close(fds[i].fd);
+				fds[i].fd = -1; /* poll ignores negative fds */
+				left--;
+			}
+	}
+	for (int i = 0; i < n; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	return usable && n > 0;
+}
+
 /* rmdir now, or queue it (called with lock held). */
 static void remove_dir(const char *dir)
 {
@@ -276,13 +318,17 @@ static void remove_all(void)
 	npool = 0;
 	retry_pending();
 	/* Still busy: a process killed a moment ago has not finished exiting.
-	 * Give the kernel a bounded moment, then leave them for the sweep. */
-	for (int i = 0; npending && i < 200; i++) {
+	 * Wait for exactly that — each member's pidfd turns readable when it
+	 * has exited, and so has left its cgroup — bounded in case one is
+	 * stuck in the kernel; what remains is left for the next sweep. */
+	double deadline = eng_now() + EXIT_WAIT_S;
+	while (npending && eng_now() < deadline) {
 		for (size_t j = 0; j < npending; j++) {
 			bool v2 = parent[V2][0] && !strncmp(pending[j], parent[V2], strlen(parent[V2]));
 			kill_members(pending[j], v2);
+			if (!wait_members(pending[j], deadline))
+				deadline = 0; /* nothing to wait on: do not spin */
 		}
-		usleep(1000);
 		retry_pending();
 	}
 	for (int h = 0; h < NHIER; h++)
