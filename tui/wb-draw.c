@@ -64,6 +64,20 @@ char *wb_escape(char *dst, size_t dstlen, const void *src, size_t n)
 	return dst;
 }
 
+void wb_fit_tail(char *s, size_t width)
+{
+	size_t n = strlen(s);
+	if (n <= width)
+		return;
+	if (width < 4) {
+		s[width] = 0;
+		return;
+	}
+	size_t keep = width - 3;
+	memmove(s + 3, s + n - keep, keep + 1);
+	memcpy(s, "...", 3);
+}
+
 void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)
 {
 	char line[1024];

@@ -33,7 +33,7 @@ static void draw_header(struct wb *wb)
 {
 	WINDOW *w = wb->hdr;
 	int cols = getmaxx(w);
-	char run[160], name[48];
+	char head[48], tail[160], name[256];
 	wb_escape(name, sizeof name, wb->ri.name ? wb->ri.name : "?", wb->ri.name ? strlen(wb->ri.name) : 1);
 	eng_stats p;
 	bool busy;
@@ -51,19 +51,24 @@ static void draw_header(struct wb *wb)
 				   : job == WB_J_SIMULATE ? "simulating"
 				   : job == WB_J_RENDER ? "rendering"
 				   : job == WB_J_FIND || job == WB_J_COMPARE ? "reading" : "stepping";
-		snprintf(run, sizeof run, "run %lld live %s %s | %s | %llu distinct %llu gen %.0f/s d%u fr %llu",
-			 (long long)wb->run, name, dfs ? "dfs" : "bfs", what, (unsigned long long)p.distinct,
+		snprintf(head, sizeof head, "cmc run %lld live ", (long long)wb->run);
+		snprintf(tail, sizeof tail, " %s | %s | %llu distinct %llu gen %.0f/s d%u fr %llu",
+			 dfs ? "dfs" : "bfs", what, (unsigned long long)p.distinct,
 			 (unsigned long long)p.generated, p.states_per_s, p.depth,
 			 (unsigned long long)p.frontier);
 	} else {
 		const char *st = wb->ri.status;
 		bool incomplete = strcmp(st, "interrupted") == 0 || strcmp(st, "error") == 0;
-		snprintf(run, sizeof run, "run %lld %s | %s%s | %llu states %llu trans, depth %u%s",
-			 (long long)wb->run, name, st, incomplete ? " (INCOMPLETE)" : "",
-			 (unsigned long long)wb->n_states, (unsigned long long)wb->ri.stored_transitions,
-			 wb->ri.depth, busy ? " | busy" : "");
+		snprintf(head, sizeof head, "cmc run %lld ", (long long)wb->run);
+		snprintf(tail, sizeof tail, " | %s%s | %llu states %llu trans, depth %u%s", st,
+			 incomplete ? " (INCOMPLETE)" : "", (unsigned long long)wb->n_states,
+			 (unsigned long long)wb->ri.stored_transitions, wb->ri.depth, busy ? " | busy" : "");
 	}
-	wb_row(w, 0, cols, wb_attr(wb, WB_C_HDR), "cmc %s", run);
+	/* The counts matter more than the whole path: a long name keeps its
+	 * tail (the file) behind "...", so the row still fits. */
+	long room = (long)cols - (long)strlen(head) - (long)strlen(tail);
+	wb_fit_tail(name, room < 8 ? 8 : (size_t)room);
+	wb_row(w, 0, cols, wb_attr(wb, WB_C_HDR), "%s%s%s", head, name, tail);
 	wnoutrefresh(w);
 }
 

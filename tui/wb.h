@@ -242,6 +242,9 @@ int wb_attr(struct wb *wb, int pair); /* colour pair, or a mono fallback */
 /* Untrusted bytes to printable ASCII (\n, \t, \\, \xHH); NUL-terminated,
  * truncated to fit dst (ending in "..." when cut).  Returns dst. */
 char *wb_escape(char *dst, size_t dstlen, const void *src, size_t n);
+/* Shorten printable s in place to at most width columns, keeping its end
+ * behind a leading "..." (paths: the file name is what tells). */
+void wb_fit_tail(char *s, size_t width);
 /* Write one row of a window, padded or cut to cols; fmt output is trusted
  * text only (escape first). */
 void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)
