@@ -29,6 +29,8 @@ static void make_windows(struct wb *wb)
 	wb->dirty = true;
 }
 
+enum { WB_HDR_NAME_MIN = 20 };
+
 static void draw_header(struct wb *wb)
 {
 	WINDOW *w = wb->hdr;
@@ -64,10 +66,11 @@ static void draw_header(struct wb *wb)
 			 incomplete ? " (INCOMPLETE)" : "", (unsigned long long)wb->n_states,
 			 (unsigned long long)wb->ri.stored_transitions, wb->ri.depth, busy ? " | busy" : "");
 	}
-	/* The counts matter more than the whole path: a long name keeps its
-	 * tail (the file) behind "...", so the row still fits. */
+	/* The counts matter more than a whole path: a name longer than the
+	 * room left keeps its tail (the file) behind "...", but never less
+	 * than WB_HDR_NAME_MIN columns of it (a model's name stays whole). */
 	long room = (long)cols - (long)strlen(head) - (long)strlen(tail);
-	wb_fit_tail(name, room < 8 ? 8 : (size_t)room);
+	wb_fit_tail(name, room < WB_HDR_NAME_MIN ? WB_HDR_NAME_MIN : (size_t)room);
 	wb_row(w, 0, cols, wb_attr(wb, WB_C_HDR), "%s%s%s", head, name, tail);
 	wnoutrefresh(w);
 }
