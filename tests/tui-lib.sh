@@ -18,11 +18,14 @@ trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM
 
 # start CMD: run CMD in an 80x24 pane; the pane stays after it exits and
-# shows EXITED=status.
+# shows EXITED=status.  A workbench killed mid-draw can leave an escape
+# sequence half written, which would swallow the next bytes (the E of
+# EXITED is a CSI final byte); CAN (0x18) cancels any sequence in progress.
 start() {
 	tm kill-server >/dev/null 2>&1
 	N=$((N + 1)) SOCK=cmc-test-$$-$N
-	tm new-session -d -x 80 -y 24 -s wb "cd '$T' && $*; echo EXITED=\$?; sleep 600"
+	tm new-session -d -x 80 -y 24 -s wb \
+		"cd '$T' && $*; st=\$?; printf '\\030\\n'; echo EXITED=\$st; sleep 600"
 }
 keys() { tm send-keys -t wb "$@"; }
 screen() { tm capture-pane -p -t wb; }
