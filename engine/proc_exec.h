@@ -58,12 +58,31 @@ const char *proc_fault_name(enum proc_fault f);
  * `reply` holds the output of the last operation only; `canon` the last
  * complete canonical record of the whole run of the process so far.
  */
+/* The preload's CMC_CTL_EXIT_LIVE record, decoded and length-checked
+ * (cmc_region.h section 3): what was live when the target exited normally.
+ * Invariants: seen only for an exited target; n_lost <= n_blocks;
+ * n_listed <= PROC_EXIT_LIVE_LIST. */
+#define PROC_EXIT_LIVE_LIST 8u
+struct proc_exit_live {
+	bool seen;
+	bool complete;          /* every chunk was walked: the counts are exact */
+	uint64_t n_blocks, bytes;       /* the target's blocks still live */
+	uint64_t n_lost, lost_bytes;    /* of those, reachable from no root */
+	uint64_t n_libc, libc_bytes;    /* the C library's own */
+	uint32_t n_listed;
+	struct {
+		uint64_t addr, size;
+		bool lost;
+	} list[PROC_EXIT_LIVE_LIST];
+};
+
 struct proc_obs {
 	eng_obs e;
 	struct proc_buf raw, canon, reply;
 	enum proc_fault fault;
 	char fault_msg[512];
 	char alloc_msg[200];    /* first failing allocator invariant (proc_alloc.c) */
+	struct proc_exit_live exit_live;
 	double quiesce_s;       /* time from sending the op to quiescence */
 };
 

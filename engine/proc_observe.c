@@ -65,6 +65,7 @@ void proc_obs_reset(struct proc_obs *o)
 	o->fault = PROC_FAULT_NONE;
 	o->fault_msg[0] = 0;
 	o->quiesce_s = 0;
+	o->exit_live.seen = false;
 }
 
 void proc_obs_free(struct proc_obs *o)
@@ -244,6 +245,50 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 
 /* ---- the observation --------------------------------------------------- */
 
+static uint64_t le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A CMC_CTL_EXIT_LIVE record from the target: 0 when well formed (decoded
+ * into obs->exit_live), -1 when it is not (a protocol fault). */
+static int exit_live(const struct proc_buf *c, struct proc_obs *obs)
+{
+	_Static_assert(PROC_EXIT_LIVE_LIST == CMC_EXIT_LIVE_LIST, "one bound on both sides");
+	struct proc_exit_live *x = &obs->exit_live;
+	if (c->len < CMC_EXIT_LIVE_FIXED)
+		return -1;
+	const uint8_t *p = c->p;
+	uint32_t n = le32(p + 56);
+	if (n > CMC_EXIT_LIVE_LIST || c->len != CMC_EXIT_LIVE_FIXED + n * CMC_EXIT_LIVE_ENTRY)
+		return -1;
+	*x = (struct proc_exit_live){
+		.complete = le32(p + 4) & CMC_EXIT_LIVE_COMPLETE,
+		.n_blocks = le64(p + 8), .bytes = le64(p + 16),
+		.n_lost = le64(p + 24), .lost_bytes = le64(p + 32),
+		.n_libc = le64(p + 40), .libc_bytes = le64(p + 48),
+		.n_listed = n,
+	};
+	if (x->n_lost > x->n_blocks || x->lost_bytes > x->bytes || n > x->n_blocks)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = p + CMC_EXIT_LIVE_FIXED + i * CMC_EXIT_LIVE_ENTRY;
+		x->list[i].addr = le64(e);
+		x->list[i].size = le64(e + 8);
+		x->list[i].lost = le64(e + 16) & CMC_EXIT_LIVE_LOST;
+	}
+	x->seen = true;
+	return 0;
+}
+
 static void observe_end(struct proc_target *t, struct proc_obs *obs)
 {
 	if (t->signaled) {
@@ -256,8 +301,8 @@ static void observe_end(struct proc_target *t, struct proc_obs *obs)
 	/* The preload's fault convention: a control record and 112 + code. */
 	const struct proc_buf *c = &t->ctl.last;
 	uint32_t code = 0;
-	if (c->len >= 8 && (c->p[0] | c->p[1] << 8 | c->p[2] << 16 | (uint32_t)c->p[3] << 24) == CMC_CTL_FAULT)
-		code = c->p[4] | c->p[5] << 8 | c->p[6] << 16 | (uint32_t)c->p[7] << 24;
+	if (c->len >= 8 && le32(c->p) == CMC_CTL_FAULT)
+		code = le32(c->p + 4);
 	else if (!t->signaled && WEXITSTATUS(t->status) > CMC_FAULT_EXIT_BASE &&
 		 WEXITSTATUS(t->status) <= CMC_FAULT_EXIT_BASE + (int)CMC_FAULT_MAX)
 		code = (uint32_t)(WEXITSTATUS(t->status) - CMC_FAULT_EXIT_BASE);
@@ -266,6 +311,10 @@ static void observe_end(struct proc_target *t, struct proc_obs *obs)
 		int mlen = c->len > 8 ? (int)(c->len - 8 < 300 ? c->len - 8 : 300) : 0;
 		fault(obs, PROC_FAULT_HEAP, "preload fault %u%s%.*s", code, mlen ? ": " : "", mlen,
 		      mlen ? (const char *)c->p + 8 : "");
+	} else if (c->len >= 4 && le32(c->p) == CMC_CTL_EXIT_LIVE && !t->signaled &&
+		   t->sc->exit_live && exit_live(c, obs) < 0) {
+		fault(obs, PROC_FAULT_PROTOCOL, "malformed exit report on the control fd (%zu bytes)",
+		      c->len);
 	}
 }
 

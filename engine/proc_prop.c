@@ -95,6 +95,34 @@ static char *reply_str(const struct proc_obs *o)
 	return s;
 }
 
+/* INV-23: judged on a normal exit that sent its report; an exit that skips
+ * the destructors (_exit, a fault, a signal) says nothing about leaks. */
+static const char *leak(const struct proc_prop *p, const struct proc_obs *o, const char *last,
+			char *msg, size_t msglen)
+{
+	const struct proc_exit_live *x = &o->exit_live;
+	if (!(o->e.flags & ENG_OBS_EXITED) || o->fault != PROC_FAULT_NONE || !x->seen)
+		return NULL;
+	uint64_t n = p->reachable ? x->n_blocks : x->n_lost;
+	uint64_t bytes = p->reachable ? x->bytes : x->lost_bytes;
+	if (!n)
+		return NULL;
+	int k = snprintf(msg, msglen, "INV-23: %llu block(s), %llu byte(s) %s when the target exited after %s",
+			 (unsigned long long)n, (unsigned long long)bytes,
+			 p->reachable ? "still live" : "unreachable (lost)", last ? last : "start-up");
+	for (uint32_t i = 0; i < x->n_listed && k > 0 && (size_t)k < msglen; i++) {
+		if (!p->reachable && !x->list[i].lost)
+			continue;
+		k += snprintf(msg + k, msglen - (size_t)k, "; first at 0x%llx (%llu bytes%s)",
+			      (unsigned long long)x->list[i].addr, (unsigned long long)x->list[i].size,
+			      p->reachable && x->list[i].lost ? ", lost" : "");
+		break;
+	}
+	if (!x->complete && k > 0 && (size_t)k < msglen)
+		snprintf(msg + k, msglen - (size_t)k, " (a chunk could not be walked: at least this many)");
+	return p->name;
+}
+
 static const char *builtin(struct proc_props *pp, const struct proc_prop *p,
 			   const struct proc_state_view *v, char *msg, size_t msglen)
 {
@@ -129,6 +157,8 @@ static const char *builtin(struct proc_props *pp, const struct proc_prop *p,
 			return p->name;
 		}
 		return NULL;
+	case PROC_PROP_LEAK:
+		return leak(p, o, last, msg, msglen);
 	default:
 		return NULL;
 	}

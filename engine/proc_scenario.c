@@ -331,7 +331,7 @@ static int add_prop(struct parse *p, struct tok *t, int n)
 	struct proc_scenario *sc = p->sc;
 	struct proc_prop pr = {.line = p->line};
 	if (n < 2)
-		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc'");
+		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc|leak [reachable]'");
 	const char *k = t[1].s;
 	if (!strcmp(k, "crash")) {
 		if (!only_word(p, n, 2, "'property crash'"))
@@ -359,8 +359,15 @@ static int add_prop(struct parse *p, struct tok *t, int n)
 			return -1;
 		pr.kind = PROC_PROP_ALLOC;
 		pr.name = eng_xstrdup("alloc");
+	} else if (!strcmp(k, "leak")) {
+		if (n > 3 || (n == 3 && (t[2].quoted || strcmp(t[2].s, "reachable"))))
+			return perr(p, "expected 'property leak' or 'property leak reachable'");
+		pr.kind = PROC_PROP_LEAK;
+		pr.reachable = n == 3;
+		pr.name = eng_xstrdup("leak");
+		sc->exit_live = true;
 	} else {
-		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc', got '%s'", k);
+		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc|leak [reachable]', got '%s'", k);
 	}
 	sc->props = eng_xrealloc(sc->props, (sc->nprops + 1) * sizeof *sc->props);
 	sc->props[sc->nprops++] = pr;

@@ -36,12 +36,15 @@ enum proc_prop_kind {
 	PROC_PROP_EXIT,     /* when the target exits, its status is `status` */
 	PROC_PROP_REPLY,    /* the reply to op `label` (NULL: any op) matches `pattern` */
 	PROC_PROP_ALLOC,    /* the allocator's invariants hold (issue 7) */
+	PROC_PROP_LEAK,     /* nothing of the target's is lost (or, with `reachable`,
+	                       still live) when it exits normally (INV-23) */
 	PROC_PROP_PLUGIN,   /* a shared object's cmc_property_check() */
 };
 
 struct proc_prop {
 	enum proc_prop_kind kind;
 	int status;
+	bool reachable;     /* LEAK: blocks still reachable count too */
 	char *label;        /* REPLY: op label or NULL */
 	char *pattern;      /* REPLY: fnmatch(3) pattern */
 	char *path;         /* PLUGIN: resolved path of the .so */
@@ -84,6 +87,7 @@ struct proc_scenario {
 	uint64_t reply_cap;     /* bytes of output per operation; more is a flood */
 	int canon_fd;
 	bool line_buffer;
+	bool exit_live;     /* a leak property: the preload reports live blocks at exit */
 	struct proc_prop *props;
 	size_t nprops;
 	/* Resource limits on the target (`limit KIND VALUE`; 0: none), set by

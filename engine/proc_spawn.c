@@ -103,6 +103,8 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, boo
 	env[k++] = fmt("CMC_CANON_FD=%d", sc->canon_fd);
 	if (sc->line_buffer)
 		env[k++] = eng_xstrdup("CMC_LINEBUF=1");
+	if (sc->exit_live)
+		env[k++] = eng_xstrdup("CMC_EXIT_LIVE=1");
 	if (snap)
 		env[k++] = fmt("CMC_SNAP_FD=%d", CMC_SNAP_FD_DEFAULT);
 	/* Deterministic time, randomness and pid (preload/detenv.c) unless

@@ -39,6 +39,10 @@
  *                it, conventionally to CMC_CANON_FD_DEFAULT.
  * CMC_LINEBUF    "1": the preload makes the target's stdout line buffered
  *                (from a constructor) so each reply arrives per operation.
+ * CMC_EXIT_LIVE  "1": when the target exits normally (exit() or a return
+ *                from main), the preload reports the blocks still live as a
+ *                CMC_CTL_EXIT_LIVE record (INVARIANTS.md INV-23; cmc sets it
+ *                for `property leak`).  Unset or "0": no report.
  * A malformed value is a fault (CMC_FAULT_BAD_ENV), never silently ignored.
  */
 #define CMC_ENV_HEAP_BASE "CMC_HEAP_BASE"
@@ -46,6 +50,7 @@
 #define CMC_ENV_CTL_FD "CMC_CTL_FD"
 #define CMC_ENV_CANON_FD "CMC_CANON_FD"
 #define CMC_ENV_LINEBUF "CMC_LINEBUF"
+#define CMC_ENV_EXIT_LIVE "CMC_EXIT_LIVE"
 
 #define CMC_HEAP_BASE_DEFAULT 0x600000000000ULL
 #define CMC_HEAP_SIZE_DEFAULT (1ULL << 30) /* 1 GiB reserved, not committed */
@@ -158,6 +163,31 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *   "heap exhausted: request 4096 bytes, 100 of 65536 left".
  */
 #define CMC_CTL_FAULT 1u
+
+/*
+ *   CMC_CTL_EXIT_LIVE (only with CMC_EXIT_LIVE=1): sent once, from the
+ *   preload's destructor while the target runs exit(), after the target's
+ *   atexit handlers and destructors; the last record of a normal exit.
+ *   Fixed part, all LE (CMC_EXIT_LIVE_FIXED bytes including the kind):
+ *     uint32 kind, uint32 flags (CMC_EXIT_LIVE_*),
+ *     uint64 n_blocks, bytes     the target's blocks still live: live blocks
+ *                                not reachable from the C library's roots
+ *                                (bytes: their requested sizes)
+ *     uint64 n_lost, lost_bytes  of those, reachable from no root at all
+ *     uint64 n_libc, libc_bytes  live blocks left as the C library's
+ *     uint32 n_listed, uint32 0
+ *   then n_listed (<= CMC_EXIT_LIVE_LIST) entries of CMC_EXIT_LIVE_ENTRY
+ *   bytes, the target's first live blocks in address order:
+ *     uint64 address, uint64 requested size, uint64 flags (bit 0: lost).
+ *   A record of another length is a protocol fault.  Roots and reachability
+ *   are defined in preload/INVARIANTS.md INV-23 (preload/leak.c scans).
+ */
+#define CMC_CTL_EXIT_LIVE 2u
+#define CMC_EXIT_LIVE_FIXED 64u
+#define CMC_EXIT_LIVE_ENTRY 24u
+#define CMC_EXIT_LIVE_LIST 8u
+#define CMC_EXIT_LIVE_COMPLETE 1u   /* every chunk was readable: the counts are exact */
+#define CMC_EXIT_LIVE_LOST 1u       /* entry flag: reachable from no root */
 
 /* ---- 4. Faults --------------------------------------------------------- */
 

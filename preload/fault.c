@@ -80,22 +80,29 @@ static int ctl_fd(void)
 	return fd;
 }
 
+int pl_ctl_send(const void *payload, size_t len)
+{
+	int fd = ctl_fd();
+	if (fd < 0 || len > CMC_CTL_MAX)
+		return -1;
+	unsigned char rec[8 + CMC_CTL_MAX];
+	put_le32(rec, CMC_CTL_MAGIC);
+	put_le32(rec + 4, (uint32_t)len);
+	memcpy(rec + 8, payload, len);
+	write_all(fd, rec, 8 + len); /* one write: a pipe keeps <= PIPE_BUF whole */
+	return 0;
+}
+
 _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m)
 {
 	if (pl_region)
 		pl_region->fault = code;
 
-	int fd = ctl_fd();
-	if (fd >= 0) {
-		unsigned char rec[8 + 8 + sizeof m->text];
-		uint32_t len = (uint32_t)(8 + m->len);
-		put_le32(rec, CMC_CTL_MAGIC);
-		put_le32(rec + 4, len);
-		put_le32(rec + 8, CMC_CTL_FAULT);
-		put_le32(rec + 12, code);
-		memcpy(rec + 16, m->text, m->len);
-		write_all(fd, rec, 8 + len);
-	}
+	unsigned char rec[8 + sizeof m->text];
+	put_le32(rec, CMC_CTL_FAULT);
+	put_le32(rec + 4, code);
+	memcpy(rec + 8, m->text, m->len);
+	pl_ctl_send(rec, 8 + m->len);
 	write_all(2, "cmc-preload: ", 13);
 	write_all(2, m->text, m->len);
 	write_all(2, "\n", 1);

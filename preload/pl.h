@@ -47,5 +47,10 @@ void pl_msg_str(struct pl_msg *m, const char *s);
 void pl_msg_u64(struct pl_msg *m, uint64_t v);
 void pl_msg_hex(struct pl_msg *m, uint64_t v);
 _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m);
+/* fault.c: one control record (cmc_region.h section 3) on CMC_CTL_FD:
+ * `payload` is kind + body, len <= CMC_CTL_MAX.  -1 when there is no
+ * control fd (or len is too long), else 0 (write errors are not reported:
+ * cmc sees the record or not). */
+int pl_ctl_send(const void *payload, size_t len);
 
 #endif

@@ -4,7 +4,8 @@
  * magic and bound) and the fault convention proc_observe() decodes when a
  * target has ended (CMC_CTL_FAULT code + message, or exit status 112+code).
  * Input: byte 0 the exit status, byte 1 bit 0 "died on a signal" (the
- * signal is byte 2), then the control stream.  The fault text that results
+ * signal is byte 2) and bit 1 "a leak property asked for the exit report"
+ * (CMC_CTL_EXIT_LIVE, decoded only then), then the control stream.  The fault text that results
  * is bounded and NUL-terminated; its message part came from the target and
  * is checked to be no longer than the preload may send.
  */
@@ -22,9 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 3)
 		return 0;
 	int status = data[0], sig = data[2] % 64 + 1;
-	bool signaled = data[1] & 1;
+	bool signaled = data[1] & 1, report = data[1] & 2;
 	data += 3, size -= 3;
-	struct proc_scenario sc = {.path = "fuzz", .timeout_ms = 1, .raw_cap = 1};
+	struct proc_scenario sc = {.path = "fuzz", .timeout_ms = 1, .raw_cap = 1,
+				   .exit_live = report};
 	struct proc_target t = {.pid = 0, .in_fd = -1, .out_fd = -1, .mem_fd = -1, .sys_fd = -1,
 				.stat_fd = -1, .diag_fd = -1, .sc = &sc};
 	t.canon = (struct proc_chan){.fd = -1, .magic = CMC_CANON_MAGIC, .max = CMC_CANON_MAX};
@@ -41,6 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct proc_obs obs = {0};
 	proc_observe(&t, &img, t.ctl.bad ? PROC_BADCHAN : PROC_GONE, &obs);
 	assert(memchr(obs.fault_msg, 0, sizeof obs.fault_msg));
+	if (obs.exit_live.seen) {
+		assert(sc.exit_live && !signaled && obs.fault == PROC_FAULT_NONE);
+		assert(obs.exit_live.n_listed <= PROC_EXIT_LIVE_LIST);
+		assert(obs.exit_live.n_lost <= obs.exit_live.n_blocks);
+	}
 	if (obs.fault == PROC_FAULT_HEAP)
 		assert(strlen(obs.fault_msg) <= 40 + 300);
 	if (signaled && !t.ctl.bad)

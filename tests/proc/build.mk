@@ -8,3 +8,8 @@ EXTRA_ALL += $(B)/tests-helpers/forkexec
 $(B)/tests-helpers/forkexec: tests/proc/forkexec.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A stdio target whose exit leaves the C library's buffers live (t1530).
+EXTRA_ALL += $(B)/tests-helpers/stdioexit
+$(B)/tests-helpers/stdioexit: tests/proc/stdioexit.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
