@@ -69,7 +69,7 @@ static void set_defaults(store_opts *o)
 static int setup(store *st)
 {
 	/* Pragmas take no parameters; these texts are constants. */
-	const char *common = "PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = OFF;";
+	const char *common = "PRAGMA foreign_keys = OFF;";
 	/* page_size only takes on a new, empty file: large pages hold a whole
 	 * block of states (store/record.c) without overflow chains. */
 	const char *writer = "PRAGMA page_size = 65536;"
@@ -124,6 +124,11 @@ store *store_open(const char *path, const store_opts *o, char *err, size_t errle
 		goto fail;
 	}
 	sqlite3_extended_result_codes(st->db, 0);
+	/* Before the first statement: another connection may hold a lock for
+	 * a moment (a writer's commit, the last closer's checkpoint of the
+	 * WAL), and without a busy handler that is an instant "database is
+	 * locked" for the reads that classify the file. */
+	sqlite3_busy_timeout(st->db, 5000);
 	/* Classify before any pragma that could write (journal_mode). */
 	if (store_migrate(st, 0) < 0 || setup(st) < 0 || store_migrate(st, STORE_SCHEMA_VERSION) < 0)
 		goto fail;

@@ -19,11 +19,16 @@ field() { # db run key
 }
 first() { "$CMC" runs --db "$1" --json 2>/dev/null | grep '"id": 1,' | sed 's/[]},]*$//'; }
 # Live processes running the kv example of this build (the process runs'
-# target): cmc's death must take them along (PR_SET_PDEATHSIG, the jail).
+# target) for this test: cmc's death must take them along
+# (PR_SET_PDEATHSIG, the jail).  The scenarios tag their targets' environment
+# with TAG, so kv processes of anything else running on the machine do not
+# count.
+TAG="CMC_T6200=$$"
 targets() {
 	n=0
 	for p in /proc/[0-9]*; do
 		[ "$(readlink "$p/exe" 2>/dev/null)" = "$CMC_TOP/$B/examples/kv" ] || continue
+		tr '\0' '\n' <"$p/environ" 2>/dev/null | grep -qx "$TAG" || continue
 		st=$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -d' ' -f1)
 		[ -n "$st" ] && [ "$st" != Z ] && n=$((n + 1))
 	done
@@ -40,7 +45,7 @@ crash_case() {
 	shift 4
 	run=$(($(  "$CMC" runs --db "$db" --json 2>/dev/null | grep -c '"id":') + 1))
 	before=$(first "$db")
-	"$@" --db "$db" >/dev/null 2>&1 &
+	"$@" --db "$db" >/dev/null 2>killed.err &
 	pid=$!
 	i=0 s=0
 	while [ $i -lt 3000 ]; do
@@ -57,7 +62,8 @@ crash_case() {
 	[ "$(field "$db" $run status)" = complete ] &&
 		echo "# $name: the run ended before the kill (pick an earlier kill point)"
 	ok "$name: killed after $n stored states (saw ${s:-0})" test "${s:-0}" -ge "$n" ||
-		{ echo "# polls: $i; cmc runs said:"; "$CMC" runs --db "$db" --json 2>&1 | head -c 600 | sed 's/^/#   /'; echo; }
+		{ echo "# polls: $i; the killed cmc said:"; head -c 600 killed.err | sed 's/^/#   /'
+		  echo "# cmc runs said:"; "$CMC" runs --db "$db" --json 2>&1 | tail -c 900 | sed 's/^/#   /'; echo; }
 	ok "$name: the database passes the integrity check" \
 		sh -c "sqlite3 '$db' 'pragma integrity_check' | grep -qx ok"
 	is "$name: the run is marked interrupted" "$(field "$db" $run status)" interrupted
@@ -88,6 +94,7 @@ kvscn() { # FILE KEYS...
 	shift
 	{
 		echo 'target ${CMC_BIN}/examples/kv'
+		echo "env $TAG"
 		for k in "$@"; do printf 'op "SET %s" "SET %s 1\\n" once\n' $k $k; done
 		echo 'hash raw'
 	} >"$f"
