@@ -37,7 +37,8 @@ static uint8_t *read_window(struct proc_target *t, uint64_t addr, uint64_t len)
 	return buf;
 }
 
-void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, struct proc_obs *obs)
+void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, bool raw_has_heap,
+		      struct proc_obs *obs)
 {
 	obs->alloc_msg[0] = 0;
 	if (h->alloc_kind != CMC_ALLOC_POOL)
@@ -45,7 +46,7 @@ void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, str
 	uint64_t len = h->used - h->data_off;
 	uint8_t *own = NULL;
 	const uint8_t *win = obs->raw.p;
-	if (obs->raw.len < len) {
+	if (!raw_has_heap || obs->raw.len < len) {
 		if (len > PROC_ALLOC_MAX) {
 			snprintf(obs->alloc_msg, sizeof obs->alloc_msg,
 				 "heap window of %llu bytes not checked (over %llu)",

@@ -12,11 +12,13 @@
 
 /*
  * h is the validated copy of the region header just read from the target.
- * Uses obs->raw when it already holds the whole heap window (the heap is
- * the first range raw hashing reads), else reads the window itself.  Sets
+ * With raw_has_heap, obs->raw starts with the heap window (raw hashing
+ * reads the heap first) and is used when it holds all of it; otherwise the
+ * window is read here.  Sets
  * ENG_OBS_ALLOC, alloc_checked, alloc_failed and obs->alloc_msg (the first
  * failing invariant, "INV-N: what").  Does nothing for a non-pool region.
  */
-void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, struct proc_obs *obs);
+void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, bool raw_has_heap,
+		      struct proc_obs *obs);
 
 #endif

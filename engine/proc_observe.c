@@ -219,7 +219,20 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 			      (unsigned long long)(sc->heap_base + h.used));
 			return;
 		}
-		proc_alloc_check(t, &h, obs); /* the heap window is the first of raw */
+		proc_alloc_check(t, &h, true, obs); /* the heap window is the first of raw */
+	} else if (t->preload_on) {
+		/* Raw leaves the heap out, but the allocator's invariants are
+		 * still checked on every state (property alloc, the stored
+		 * status): read the header and the window for that alone. */
+		struct cmc_region_hdr h;
+		ssize_t r = pread(t->mem_fd, &h, sizeof h, (off_t)sc->heap_base);
+		const char *why = r == (ssize_t)sizeof h ? bad_header(&h, sc->heap_base) : "not mapped";
+		if (why)
+			snprintf(obs->alloc_msg, sizeof obs->alloc_msg, "heap region unreadable: %s", why);
+		else if (h.fault != CMC_FAULT_NONE)
+			fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
+		else
+			proc_alloc_check(t, &h, false, obs);
 	}
 	if (img->nranges && !load_base(t, img)) {
 		fault(obs, PROC_FAULT_PROTOCOL, "%s: cannot find the executable's load base in "

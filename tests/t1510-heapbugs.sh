@@ -44,6 +44,13 @@ bug doublefree INV-15 '"ADD", "DROP", "FLUSH"'
 bug foreignfree INV-16 '"DEFAULT", "CLEAR"'
 bug useafterfree INV-12 '"OPEN", "CLOSE", "HIT"'
 
+# The invariants are checked whatever raw hashing covers: with the heap
+# left out of raw (raw none), the double free is still caught.
+sed 's/^property alloc/raw none\nproperty alloc/' "$SCN/doublefree.scn" >df-noraw.scn
+"$CMC" check df-noraw.scn --no-store --json >df-noraw.json 2>df-noraw.err
+is "raw none: the double free is still a violation" "$?" 1
+is "raw none: the same shortest trace" "$(first_violation df-noraw.json trace)" '"ADD", "DROP", "FLUSH"'
+
 # A healthy target under the same property: the list server, whose raw and
 # canonical counts stay the seed's 16 and 8 with the pool (it never frees,
 # so nodes still land in allocation order: sum over k of 3!/(3-k)! = 16
