@@ -177,7 +177,8 @@ typedef struct eng_opts {
 
 void eng_opts_default(eng_opts *o);
 
-/* Final and running counts, counted as TLC counts them (see engine/stats.c). */
+/* Final and running counts, counted as TLC counts them (engine/search.c
+ * keeps them; the TLC and SPIN comparisons are tests/t0050, t0150). */
 typedef struct eng_stats {
 	uint64_t distinct;         /* distinct states, initial ones included */
 	uint64_t generated;        /* initial states + every successor produced */

@@ -30,7 +30,7 @@ fi
 # pan_figure FILE PATTERN — the number in front of PATTERN in pan's output.
 pan_figure() { sed -n "s/^ *\([0-9][0-9]*\) $2.*/\1/p" "$1" | head -n 1; }
 
-for m in diehard tcommit twophase peterson; do
+for m in diehard tcommit twophase peterson philosophers; do
 	d="$T/$m"
 	mkdir -p "$d"
 	pml="$CMC_TOP/share/models/promela/$m.pml"

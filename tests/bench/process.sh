@@ -31,7 +31,7 @@ for n in 3 4 5 6 7; do
 			k=$((k + 1))
 		done
 	} >"$scn"
-	CMC_PROC_STATS=1 "$CMC" check --no-store --json --hash canonical "$scn" >"$T/out.json" 2>"$T/err"
+	CMC_PROC_STATS=1 "$CMC" check --no-store --json --exec replay --jobs 1 --hash canonical "$scn" >"$T/out.json" 2>"$T/err"
 	get() { sed -n "s/.*\"$1\": *\([^,}]*\).*/\1/p" "$T/out.json" | head -n 1; }
 	[ -s "$T/out.json" ] || { echo "N=$n: cmc failed:"; cat "$T/err"; }
 	depth=$(sed -n 's/.*mean replay depth \([0-9.]*\).*/\1/p' "$T/err")
