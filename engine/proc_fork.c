@@ -95,6 +95,7 @@ struct fork_pool {
 	size_t n, limit;
 	uint64_t seq;
 	unsigned refs;          /* executors sharing it */
+	bool said_fallback;     /* one "fork snapshots unavailable" line per run */
 };
 
 struct forkx {
@@ -466,8 +467,9 @@ static void mirror(struct forkx *f)
 
 static void fall_back(struct forkx *f, const char *why)
 {
-	fprintf(stderr, "cmc: %s: fork snapshots unavailable (%s): using the replay executor\n",
-		f->x.sc->path, why);
+	if (!__atomic_exchange_n(&f->pl->said_fallback, true, __ATOMIC_RELAXED))
+		fprintf(stderr, "cmc: %s: fork snapshots unavailable (%s): using the replay executor\n",
+			f->x.sc->path, why);
 	f->fb = proc_replay_new(f->x.sc, f->x.preload, f->img);
 }
 
@@ -719,12 +721,53 @@ static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, stru
 	if (n == 0) {
 		f->origin = f->root;
 		f->origin_temp = false;
-	} else if (find_origin(f, trace, n) < 0)
-		return -1;
+	} else if (find_origin(f, trace, n) < 0) {
+		if (proc_interrupted)
+			return -1;
+		/* No live ancestor forks any more: as in fork_unavailable. */
+		char why[sizeof x->err + 64];
+		snprintf(why, sizeof why, "%s", f->root && proc_target_reap(f->root->t)
+				 ? "the target ended while parked as a snapshot" : x->err);
+		snap_free(f->root);
+		f->root = NULL;
+		fall_back(f, why);
+		int rc = f->fb->ops->reach(f->fb, trace, n, obs);
+		mirror(f);
+		return rc;
+	}
 	set_replies(f, f->origin);
 	if (obs)
 		observe_snap(f, f->origin, obs);
 	return 0;
+}
+
+/* A snapshot did not fork on request, and could not be made again: the
+ * target does not survive as a snapshot (it exits once cmc leaves its
+ * channels idle, closes or reuses the snapshot socket, blocks the request
+ * signal...).  Say why and go on by replay, which needs none of that, from
+ * the origin's trace: the counts and traces stay those of replay, the
+ * reference.  Snapshots already made stay until the executor goes. */
+static void fork_release(struct proc_exec *x);
+static int fork_unavailable(struct forkx *f, unsigned op, struct proc_obs *obs)
+{
+	char why[sizeof f->x.err + 64];
+	struct snap *o = f->origin;
+	if (proc_target_reap(o->t))
+		snprintf(why, sizeof why, "the target ended while parked as a snapshot");
+	else
+		snprintf(why, sizeof why, "%s", f->x.err);
+	size_t n = o->n;
+	uint16_t *tr = n ? eng_xmemdup(o->trace, n * sizeof *tr) : NULL;
+	fork_release(&f->x);
+	snap_free(f->root);
+	f->root = NULL;
+	fall_back(f, why);
+	int rc = f->fb->ops->reach(f->fb, tr, n, NULL);
+	free(tr);
+	if (rc == 0)
+		rc = f->fb->ops->apply(f->fb, op, obs);
+	mirror(f);
+	return rc;
 }
 
 static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
@@ -762,6 +805,8 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 			return -1;
 		t = fork_child(f, f->origin);
 	}
+	if (!t && !proc_interrupted)
+		return fork_unavailable(f, op, obs);
 	if (!t)
 		return -1;
 	proc_obs_reset(obs);
