@@ -44,6 +44,15 @@ is "the same seed gives the same walks" "$(json_get "$T/sim1.json" distinct)/$(j
 	"$(json_get "$T/sim2.json" distinct)/$(json_get "$T/sim2.json" transitions)"
 ok "simulate finds the diehard solution" sh -c '"$CMC" simulate --walks 200 --depth 40 diehard-solve >/dev/null; [ $? -eq 1 ]'
 
+# --json "levels": states found at each depth (BFS: the frontier as each
+# level begins).  They add up to distinct, one entry per level.
+"$CMC" check --json twophase >"$T/lv.json"
+tr '{' '\n' <"$T/lv.json" | sed -n 's/^"depth": \([0-9]*\), "states": \([0-9]*\).*/\1 \2/p' >"$T/lv"
+is "levels: one entry per BFS level" "$(wc -l <"$T/lv" | tr -d ' ')" "$(json_get "$T/lv.json" depth)"
+is "levels: their states add up to distinct" "$(awk '{ s += $2 } END { print s }' "$T/lv")" \
+	"$(json_get "$T/lv.json" distinct)"
+is "levels: the first is the initial state" "$(head -n 1 "$T/lv")" "1 1"
+
 ok "replay reproduces the diehard solution" "$CMC" replay diehard-solve FillBigJug BigToSmall EmptySmallJug BigToSmall FillBigJug BigToSmall
 "$CMC" replay diehard FillBigJug NoSuchAction >"$T/rp.txt"; is "replay of a label that is not enabled exits 1" "$?" 1
 ok "... naming the step" grep -q "step 2" "$T/rp.txt"

@@ -15,7 +15,7 @@ PT=$CMC_TOP/$B/tests-helpers/proctarget
 
 # json without the fields that measure time or memory
 strip() {
-	sed -e 's/"elapsed_s": [^,]*, //; s/"states_per_s": [^,]*, //; s/"transitions_per_s": [^,]*, //' "$1"
+	sed -e 's/"elapsed_s": [^,]*, //; s/"states_per_s": [^,]*, //; s/"transitions_per_s": [^,]*, //; s/, "first_s": [0-9.]*//g' "$1"
 }
 both() { # NAME SCN ARGS...: run under both executors, compare
 	name=$1 scn=$2

@@ -1,7 +1,8 @@
 /*
  * report.c — the result of a check or simulation: a listener that collects
- * violations with their traces, and the summary printed at the end, for
- * humans or as one JSON object (--json).
+ * violations with their traces and the states found at each depth (in BFS,
+ * the frontier as each level begins, with the time it began), and the
+ * summary printed at the end, for humans or as one JSON object (--json).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,40 @@ struct viol {
 	bool has_trace;
 };
 
+/* Invariant: nlevels <= levels_cap; level_states[d - 1] states of depth d
+ * were reported, the first of them level_first_s[d - 1] seconds after the
+ * first state of the run. */
 struct tui_report {
 	eng_frontend *fe;
 	struct viol *v;
 	size_t n, cap;
+	uint64_t *level_states;
+	double *level_first_s;
+	size_t nlevels, levels_cap;
+	double t0;
 };
+
+static void rep_state(void *ctx, const eng_state_info *s)
+{
+	tui_report *r = ctx;
+	size_t d = s->depth ? s->depth : 1;
+	if (!r->nlevels && !r->t0)
+		r->t0 = eng_now();
+	if (d > r->levels_cap) {
+		size_t nc = r->levels_cap ? r->levels_cap * 2 : 64;
+		while (nc < d)
+			nc *= 2;
+		r->level_states = eng_xrealloc(r->level_states, nc * sizeof *r->level_states);
+		r->level_first_s = eng_xrealloc(r->level_first_s, nc * sizeof *r->level_first_s);
+		r->levels_cap = nc;
+	}
+	while (r->nlevels < d) {
+		r->level_states[r->nlevels] = 0;
+		r->level_first_s[r->nlevels] = eng_now() - r->t0;
+		r->nlevels++;
+	}
+	r->level_states[d - 1]++;
+}
 
 static void rep_violation(void *ctx, const eng_violation *v)
 {
@@ -71,6 +101,8 @@ void tui_report_free(tui_report *r)
 		free(r->v[i].message);
 	}
 	free(r->v);
+	free(r->level_states);
+	free(r->level_first_s);
 	free(r);
 }
 
@@ -78,6 +110,7 @@ eng_listener tui_report_listener(tui_report *r)
 {
 	eng_listener l = {0};
 	l.on_violation = rep_violation;
+	l.on_state = rep_state;
 	l.ctx = r;
 	return l;
 }
@@ -182,6 +215,11 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 		fprintf(out, ", \"note\": ");
 		tui_json_str(out, note);
 	}
+	fprintf(out, ", \"levels\": [");
+	for (size_t i = 0; i < r->nlevels; i++)
+		fprintf(out, "%s{\"depth\": %zu, \"states\": %llu, \"first_s\": %.6f}", i ? ", " : "",
+			i + 1, (unsigned long long)r->level_states[i], r->level_first_s[i]);
+	fprintf(out, "]");
 	fprintf(out, ", \"violations\": [");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct viol *v = &r->v[i];
