@@ -87,6 +87,18 @@ replay_check() { # NAME SCN LABEL...
 	is "$name: one recorded fingerprint per step" "$(wc -l <"$name.steps" | tr -d ' ')" "$#"
 	ok "$name: every step's fingerprint is its raw fingerprint" \
 		awk -F'\t' '$2 != $3 { exit 1 }' "$name.steps"
+	# label, identity, raw and canonical fingerprints, as --json gave them
+	tr '{' '\n' <"$name.r1.json" | sed -n 's/.*"label": "\([^"]*\)", "fp": "\([0-9a-f]*\)", "raw": "\([0-9a-f]*\)", "canonical": "\([0-9a-f]*\)".*/\1	\2	\3	\4/p' >"$name.full"
+	"$CMC" replay --file "$name.full" "$scn" >"$name.rf.out" 2>&1
+	is "$name: replay --file with raw and canonical columns reproduces them" "$?" 0 ||
+		sed 's/^/#   /' "$name.rf.out" "$name.full"
+	# the last step's raw fingerprint, altered: named as that step, raw
+	awk -F'\t' -v OFS='\t' 'NR == n { $3 = "00000000000000000000000000000001" } { print }' \
+		n="$#" "$name.full" >"$name.badraw"
+	"$CMC" replay --file "$name.badraw" "$scn" >"$name.br.out" 2>&1
+	is "$name: an altered recorded raw fingerprint makes replay exit 1" "$?" 1
+	ok "$name: ... naming the step and the raw fingerprint" \
+		grep -q "diverged: step $# (.*): raw fingerprint differs from the recorded one" "$name.br.out"
 	cut -f1,2 "$name.steps" >"$name.trace"
 	"$CMC" replay --file "$name.trace" "$scn" >"$name.r2.out" 2>&1
 	is "$name: cmc replay --file reproduces every recorded step" "$?" 0
@@ -119,6 +131,17 @@ if command -v nc >/dev/null 2>&1; then
 	is "nc: ... and on generated" "$(json_get nc.1.json generated)" "$(json_get nc.replay.json generated)"
 	ok "nc: the fork executor says why it fell back" grep -q "fork snapshots unavailable" nc.1.err
 	ok "nc: every reply is the line it received" test "$(json_get nc.1.json violations)" = "[]"
+fi
+
+# Without the deterministic environment sqlite3 seeds itself from the clock,
+# the pid and /dev/urandom: replaying twice tells it apart.
+if command -v sqlite3 >/dev/null 2>&1; then
+	sed -e 's/ once$//' sqlite.scn >sqlite-nd.scn
+	echo 'env CMC_DETERMINISTIC=0' >>sqlite-nd.scn
+	"$CMC" replay sqlite-nd.scn create "ins 1" >nd.out 2>&1
+	is "sqlite3, nondeterministic: replay exits 1" "$?" 1
+	ok "sqlite3, nondeterministic: named as such, at the first step" \
+		grep -q "diverged: step 1 (create).*(the target is nondeterministic)" nd.out
 fi
 
 # A recorded fingerprint that does not match is named as the diverging step.

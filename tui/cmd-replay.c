@@ -63,8 +63,17 @@ static bool parse_hex_fp(const char *s, eng_fp *fp)
 	return true;
 }
 
-/* One label per line; a tab then 32 hex digits records its fingerprint. */
-static int read_trace_file(const char *path, eng_trace *t)
+/* What a trace file recorded for each step beyond the identity
+ * fingerprint: raw and canonical, when the line has them (has[i]). */
+struct recorded {
+	eng_fp *raw, *canon;
+	bool *has;
+};
+
+/* One label per line; a tab then 32 hex digits records its fingerprint; two
+ * more tab-separated fingerprints record its raw and canonical ones (as
+ * `cmc replay --json` prints them; zeros: none). */
+static int read_trace_file(const char *path, eng_trace *t, struct recorded *rec)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
@@ -84,13 +93,25 @@ static int read_trace_file(const char *path, eng_trace *t)
 			cap = cap ? 2 * cap : 16;
 			t->labels = eng_xrealloc(t->labels, cap * sizeof *t->labels);
 			t->fps = eng_xrealloc(t->fps, cap * sizeof *t->fps);
+			rec->raw = eng_xrealloc(rec->raw, cap * sizeof *rec->raw);
+			rec->canon = eng_xrealloc(rec->canon, cap * sizeof *rec->canon);
+			rec->has = eng_xrealloc(rec->has, cap * sizeof *rec->has);
 		}
-		eng_fp fp = {0, 0};
+		eng_fp fp = {0, 0}, raw = {0, 0}, canon = {0, 0};
+		bool has = false;
 		char *tab = strchr(line, '\t');
 		if (tab) {
 			*tab = 0;
-			if (!parse_hex_fp(tab + 1, &fp)) {
-				fprintf(stderr, "cmc replay: %s:%zu: expected 32 hex digits after the tab\n",
+			char *f2 = tab + 1, *t2 = strchr(f2, '\t'), *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
+			bool bad = !parse_hex_fp(f2, &fp) || (t2 ? t2 - f2 : (long)strlen(f2)) != 32;
+			if (!bad && t2) {
+				has = true;
+				bad = !t3 || t3 - (t2 + 1) != 32 || strlen(t3 + 1) != 32 ||
+				      !parse_hex_fp(t2 + 1, &raw) || !parse_hex_fp(t3 + 1, &canon);
+			}
+			if (bad) {
+				fprintf(stderr, "cmc replay: %s:%zu: expected LABEL, a tab and 32 hex digits "
+					"(then optionally a tab, 32 for raw, a tab, 32 for canonical)\n",
 					path, lineno);
 				fclose(f);
 				return -1;
@@ -98,6 +119,9 @@ static int read_trace_file(const char *path, eng_trace *t)
 		}
 		t->labels[t->len] = eng_xstrdup(line);
 		t->fps[t->len] = fp;
+		rec->raw[t->len] = raw;
+		rec->canon[t->len] = canon;
+		rec->has[t->len] = has;
 		t->len++;
 	}
 	fclose(f);
@@ -123,10 +147,15 @@ static int replay_exec(int argc, char **argv)
 		return tui_usage_error(&tui_cmd_replay, "name a model or scenario, then the trace");
 	const char *target = argv[optind++];
 	eng_trace *t = eng_xcalloc(1, sizeof *t);
-	if (file && read_trace_file(file, t) < 0) {
+	struct recorded rec = {NULL, NULL, NULL};
+	if (file && read_trace_file(file, t, &rec) < 0) {
 		eng_trace_free(t);
+		free(rec.raw);
+		free(rec.canon);
+		free(rec.has);
 		return TUI_EXIT_USAGE;
 	}
+	size_t nrec = t->len; /* steps the file gave (rec covers those) */
 	for (; optind < argc; optind++) {
 		t->labels = eng_xrealloc(t->labels, (t->len + 1) * sizeof *t->labels);
 		t->fps = eng_xrealloc(t->fps, (t->len + 1) * sizeof *t->fps);
@@ -145,6 +174,9 @@ static int replay_exec(int argc, char **argv)
 	if (!fe) {
 		fprintf(stderr, "cmc replay: %s\n", err);
 		eng_trace_free(t);
+		free(rec.raw);
+		free(rec.canon);
+		free(rec.has);
 		return TUI_EXIT_USAGE;
 	}
 
@@ -172,6 +204,24 @@ static int replay_exec(int argc, char **argv)
 			first_raw = i;
 		if (first_canon == SIZE_MAX && !eng_fp_eq(r1.st[i].canon, r2.st[i].canon))
 			first_canon = i;
+	}
+	/* Raw and canonical against what the file recorded for them. */
+	for (size_t i = 0; i < nrec && div1 == SIZE_MAX && first_raw == SIZE_MAX &&
+			   first_canon == SIZE_MAX; i++) {
+		if (!rec.has[i] || i >= (size_t)done)
+			continue;
+		const char *which = !eng_fp_eq(r1.st[i].raw, rec.raw[i])     ? "raw"
+				    : !eng_fp_eq(r1.st[i].canon, rec.canon[i]) ? "canonical"
+									       : NULL;
+		if (!which)
+			continue;
+		if (which[0] == 'r')
+			first_raw = i;
+		else
+			first_canon = i;
+		div1 = i;
+		snprintf(why, sizeof why, "step %zu (%s): %s fingerprint differs from the recorded one",
+			 i + 1, t->labels[i], which);
 	}
 	size_t diverged = div1 != SIZE_MAX ? div1 : div2;
 	if (diverged == SIZE_MAX && first_raw != SIZE_MAX) {
@@ -229,6 +279,9 @@ static int replay_exec(int argc, char **argv)
 	free(r1.st);
 	free(r2.st);
 	free(fps2);
+	free(rec.raw);
+	free(rec.canon);
+	free(rec.has);
 	eng_trace_free(t);
 	fe->ops->destroy(fe);
 	return diverged == SIZE_MAX ? TUI_EXIT_OK : TUI_EXIT_VIOLATION;
@@ -239,7 +292,8 @@ const struct tui_cmd tui_cmd_replay = {
 	.usage = "replay [--json] [--file TRACE] MODEL|SCENARIO [LABEL...]",
 	.summary = "re-execute a trace and check every step reaches what was recorded",
 	.help = "  --file TRACE    labels one per line; a tab and 32 hex digits after a label\n"
-		"                  give the fingerprint recorded for that step\n"
+		"                  give the fingerprint recorded for that step, and two\n"
+		"                  more (tab-separated) its raw and canonical fingerprints\n"
 		"  --json          print one JSON object\n"
 		"Without recorded fingerprints the trace runs twice and the runs must agree.\n"
 		"Exit 0 when reproduced, 1 when a step diverges, 2 on usage errors.\n",
