@@ -1,5 +1,5 @@
 #!/bin/sh
-# t6000-hostile.sh — targets that misbehave on purpose
+# t6000-hostile.sh — targets that misbehave on purpose, on stdin and (closeconn) over TCP
 # (share/examples/hostile/hostile.c, one scenario per misbehaviour).  Each
 # misbehaves on `evil` only after `a`, so the right trace is [a, evil]: the
 # test asserts cmc finishes (under `timeout 60`) with the fault named and
@@ -77,6 +77,7 @@ escapes 1 reply:\*
 flood 1 flood
 noread 1 timeout
 closein 1 timeout
+closeconn 1 timeout
 orphans 1 exit
 exec 1 timeout
 setsid 0 -

@@ -27,6 +27,10 @@
  *   bigfile   write to a file until the file-size limit stops it
  *   spin      burn CPU without end
  *
+ * With a second argument PORT it is a one-connection TCP server instead:
+ * it listens on 127.0.0.1:PORT, accepts one connection and serves it as
+ * its stdin and stdout, so `closein` closes the connection.
+ *
  * Every process this program creates appends its pid to ./hostile.pids
  * (relative to its working directory), so the tests can check that none
  * is left behind.
@@ -37,6 +41,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -196,6 +203,19 @@ int main(int argc, char **argv)
 	int n = 0;
 	char line[256];
 	note_pid();
+	if (argc > 2) {
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])),
+					.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 1) < 0)
+			_exit(8);
+		int c = accept(l, NULL, NULL);
+		if (c < 0 || dup2(c, 0) < 0 || dup2(c, 1) < 0)
+			_exit(8);
+		close(c);
+		close(l);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (;;) {
 		unsigned char rec[8];
