@@ -123,6 +123,7 @@ enum {
 	VIZ_LEG_COLLAPSED = 1u << 3,
 	VIZ_LEG_LEVELS = 1u << 4,
 	VIZ_LEG_HEAP = 1u << 5,
+	VIZ_LEG_MARKS = 1u << 6,   /* the state colours alone (initial, violation, fault) */
 };
 void viz_legend(Agraph_t *g, unsigned what);
 /* The caption under the picture: escaped here (plain text in, any bytes). */

@@ -17,10 +17,14 @@ void viz_legend(Agraph_t *g, unsigned what)
 	viz_buf b = {0};
 	viz_buf_add(&b, "<TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"2\" CELLPADDING=\"2\">"
 			"<TR><TD COLSPAN=\"2\"><B>legend</B></TD></TR>");
-	if (what & VIZ_LEG_STATES) {
+	if (what & (VIZ_LEG_STATES | VIZ_LEG_MARKS)) {
 		row(&b, "BGCOLOR=\"" VIZ_C_INIT "\"", "initial state (double border)");
 		row(&b, "BGCOLOR=\"" VIZ_C_VIOLATION "\"", "a property is violated here");
-		row(&b, "BGCOLOR=\"" VIZ_C_FAULT "\"", "fault (crash, hang, exit)");
+		/* the store's fault status: a crash (signal) or an ENG_OBS_FAULT;
+		 * an exit is a state, or a violation of `property exit` */
+		row(&b, "BGCOLOR=\"" VIZ_C_FAULT "\"", "fault (crash, hang, flood, stop, protocol)");
+	}
+	if (what & VIZ_LEG_STATES) {
 		row(&b, "", "#id d=depth, then the canonical record or the fingerprint");
 		row(&b, "", "solid edge: first reached this way (BFS tree)");
 		row(&b, "", "dashed grey edge: into an already-seen state");
@@ -32,14 +36,17 @@ void viz_legend(Agraph_t *g, unsigned what)
 		row(&b, "", "box around states: one canonical state, its raw variants inside");
 	if (what & VIZ_LEG_COLLAPSED)
 		row(&b, "", "one node per canonical state (raw variants counted)");
-	if (what & VIZ_LEG_LEVELS)
+	if (what & VIZ_LEG_LEVELS) {
 		row(&b, "", "one node per BFS level with its number of states");
+		row(&b, "BGCOLOR=\"" VIZ_C_VIOLATION "\"", "a level holding a violation");
+	}
 	if (what & VIZ_LEG_HEAP) {
 		row(&b, "BGCOLOR=\"" VIZ_C_LIVE "\"", "live slot");
 		row(&b, "BGCOLOR=\"" VIZ_C_FREE "\"", "free slot");
 		row(&b, "BGCOLOR=\"" VIZ_C_POISON "\"", "freed slot, poisoned");
 		row(&b, "BGCOLOR=\"" VIZ_C_BROKEN "\"", "x: free slot written (poison broken)");
 		row(&b, "BGCOLOR=\"" VIZ_C_OVERRUN "\"", "!: live slot, redzone written (overflow)");
+		row(&b, "BGCOLOR=\"" VIZ_C_UNKNOWN "\"", "slot unknown: the stored raw window is cut (--raw-cap)");
 		row(&b, "BGCOLOR=\"" VIZ_C_VIOLATION "\"", "failing invariant points here");
 	}
 	viz_buf_add(&b, "</TABLE>");

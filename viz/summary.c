@@ -257,7 +257,7 @@ Agraph_t *viz_build_collapsed(store *st, int64_t run, uint32_t n_total, size_t m
 	res->clusters = ng;
 	viz_buf_free(&b);
 	free(node);
-	viz_legend(g, VIZ_LEG_COLLAPSED);
+	viz_legend(g, VIZ_LEG_COLLAPSED | VIZ_LEG_MARKS);
 out:
 	for (size_t k = 0; k < ng; k++)
 		store_state_clear(&gr[k].rep);
