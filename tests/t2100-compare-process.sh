@@ -24,7 +24,8 @@ q() { sqlite3 "$db" "$1" 2>&1; }
 "$CMC" check --db "$db" --hash both --json "$LIST/list.scn" >check.json 2>check.err
 rc=$?
 if [ $rc -ne 0 ] || [ "$(json_get check.json distinct)" != 16 ]; then
-	skip "list example" "process mode could not explore it here (exit $rc): $(head -n 1 check.err)"
+	_report 1 "the list example is explored (exit $rc, 16 states)"
+	sed 's/^/#   /' check.err | head -n 5
 	done_testing
 	exit
 fi

@@ -231,7 +231,8 @@ is "--trace: as many as the trace has steps" "$(grep '^edge s' tr.flat | grep -c
 "$CMC" check --db "$db" --json "$CMC_TOP/share/examples/list/list.scn" >list.json 2>list.err
 rc=$?
 if [ $rc -ne 0 ] || [ "$(json_get list.json distinct)" != 8 ]; then
-	skip "list example" "process mode could not explore it here (exit $rc): $(head -n 1 list.err)"
+	_report 1 "the list example is explored (exit $rc, 8 canonical states)"
+	sed 's/^/#   /' list.err | head -n 5
 	done_testing
 	exit
 fi
