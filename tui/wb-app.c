@@ -15,6 +15,7 @@
 #include "wb.h"
 
 static char *owned_target; /* DB sessions: the run's scenario or model */
+static bool run_partial;   /* the live run's frontier was dropped (R): see end_status() */
 
 void wb_lock(struct wb *wb) { pthread_mutex_lock(&wb->mu); }
 void wb_unlock(struct wb *wb) { pthread_mutex_unlock(&wb->mu); }
@@ -148,15 +149,27 @@ static int64_t begin_run(struct wb *wb, char *err, size_t errlen)
 	wb_lock(wb);
 	wb->search = s;
 	wb->run_live = run;
+	run_partial = false;
 	memset(&wb->prog, 0, sizeof wb->prog);
 	wb_unlock(wb);
 	tui_signals_stop(s);
 	return run;
 }
 
+/* R (a search from one state) replaces the frontier: the states queued
+ * before it may never be expanded, so an empty frontier afterwards no
+ * longer means the whole space was explored.  Such a run is not stored as
+ * complete but as interrupted, which is what it is: --resume continues it
+ * from the last state expanded in order (store_frontier_replaced()). */
+
+void wb_run_set_partial(void);
+bool wb_run_is_partial(void);
+void wb_run_set_partial(void) { run_partial = true; }
+bool wb_run_is_partial(void) { return run_partial; }
+
 static const char *end_status(const eng_stats *t)
 {
-	return t->violations ? "violation" : t->complete ? "complete" : "interrupted";
+	return t->violations ? "violation" : t->complete && !run_partial ? "complete" : "interrupted";
 }
 
 int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen)
@@ -274,6 +287,8 @@ static int open_db(struct wb *wb, const char *db, int64_t run, char *err, size_t
 	return 0;
 }
 
+void wb_stderr_capture(void); /* wb-loop.c */
+
 int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t run,
 		    const eng_opts *o, char *err, size_t errlen)
 {
@@ -295,6 +310,9 @@ int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t r
 	}
 	if (rc < 0)
 		return -1;
+	/* From here what the engine says on stderr must not reach the
+	 * terminal, which the workbench is about to take (wb-loop.c). */
+	wb_stderr_capture();
 	wb_worker_start(wb);
 	if (wb->live)
 		wb_submit(wb, WB_J_INIT, 0, NULL, 0);

@@ -4,14 +4,135 @@
  * wnoutrefresh and then one doupdate; keys read with a timeout so progress
  * from the worker shows while nobody types; KEY_RESIZE rebuilds the windows.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "wb.h"
 
 #define TICK_MS 100
+
+/* ---- stderr while the screen is ncurses' --------------------------------- */
+
+/* The engine says some things on stderr from the worker (a scenario whose
+ * target writes no canonical records falls back to raw fingerprints, fork
+ * snapshots unavailable, ...); written to the terminal they would land in
+ * the middle of the screen and stay there until a redraw.  For the session
+ * fd 2 is a pipe: each line read from it becomes the status message
+ * (escaped), and when the screen is given back everything that was said
+ * goes to the real stderr, in order.  Also at exit() (eng_die), so a fatal
+ * message is never lost in the pipe. */
+#define ERR_LOG_MAX (64 * 1024)
+
+static struct {
+	int rd;          /* the pipe's read end, -1: not captured */
+	int saved;       /* the real stderr */
+	char *log;       /* everything said (up to ERR_LOG_MAX) */
+	size_t len, dropped;
+	char line[256];  /* the line being read, for the status line */
+	size_t llen;
+} E = {-1, -1, NULL, 0, 0, {0}, 0};
+
+static void err_take(struct wb *wb, const char *b, size_t n)
+{
+	size_t keep = n;
+	if (E.len + keep > ERR_LOG_MAX)
+		keep = ERR_LOG_MAX - E.len;
+	if (keep) {
+		char *l = realloc(E.log, E.len + keep);
+		if (l) {
+			E.log = l;
+			memcpy(E.log + E.len, b, keep);
+			E.len += keep;
+		} else {
+			keep = 0;
+		}
+	}
+	E.dropped += n - keep;
+	for (size_t i = 0; i < n && wb; i++) {
+		if (b[i] != '\n') {
+			if (E.llen < sizeof E.line)
+				E.line[E.llen++] = b[i];
+			continue;
+		}
+		char m[sizeof wb->msg];
+		wb_escape(m, sizeof m, E.line, E.llen);
+		E.llen = 0;
+		wb_msg(wb, true, "%s", m);
+	}
+}
+
+static void err_drain(struct wb *wb)
+{
+	char b[4096];
+	ssize_t n;
+	while (E.rd >= 0 && ((n = read(E.rd, b, sizeof b)) > 0 || (n < 0 && errno == EINTR)))
+		if (n > 0)
+			err_take(wb, b, (size_t)n);
+}
+
+/* Give fd 2 back and write out what was said. */
+static void err_release(void)
+{
+	if (E.rd < 0)
+		return;
+	fflush(stderr);
+	dup2(E.saved, STDERR_FILENO); /* closes the pipe's last write end: EOF */
+	close(E.saved);
+	E.saved = -1;
+	err_drain(NULL);
+	close(E.rd);
+	E.rd = -1;
+	for (size_t o = 0; o < E.len;) {
+		ssize_t w = write(STDERR_FILENO, E.log + o, E.len - o);
+		if (w <= 0 && errno != EINTR)
+			break;
+		if (w > 0)
+			o += (size_t)w;
+	}
+	if (E.dropped)
+		fprintf(stderr, "cmc tui: %zu more bytes written to stderr were dropped\n", E.dropped);
+	free(E.log);
+	E.log = NULL;
+	E.len = E.dropped = E.llen = 0;
+}
+
+/* From before the worker starts (wb_session_open()) until the screen is
+ * given back; an exit() on the way (initscr on a terminal it cannot
+ * drive, eng_die) still writes everything out. */
+void wb_stderr_capture(void);
+void wb_stderr_capture(void)
+{
+	static bool registered;
+	int p[2];
+	fflush(stderr);
+	if (E.rd >= 0 || pipe2(p, O_CLOEXEC) < 0)
+		return;
+	E.saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (E.saved < 0 || dup2(p[1], STDERR_FILENO) < 0) {
+		if (E.saved >= 0)
+			close(E.saved);
+		E.saved = -1;
+		close(p[0]);
+		close(p[1]);
+		return;
+	}
+	close(p[1]);
+	fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+	/* A writer never blocks on a full pipe (the loop drains it every
+	 * tick; a worker stuck in write while the loop joins it would hang
+	 * the exit): past 64 KiB between two ticks, lines are lost. */
+	fcntl(STDERR_FILENO, F_SETFL, fcntl(STDERR_FILENO, F_GETFL) | O_NONBLOCK);
+	E.rd = p[0];
+	if (!registered)
+		atexit(err_release);
+	registered = true;
+}
 
 static void make_windows(struct wb *wb)
 {
@@ -165,6 +286,7 @@ int wb_main(struct wb *wb)
 	nonl();
 	curs_set(0);
 	set_escdelay(25);
+	wb_stderr_capture(); /* done already by wb_session_open() */
 	init_colors(wb);
 	make_windows(wb);
 	wb->view = WB_V_LIST;
@@ -177,6 +299,7 @@ int wb_main(struct wb *wb)
 		if (tui_signals_caught())
 			break;
 		wb_poll(wb);
+		err_drain(wb);
 		if (wb->data_gen != loaded_gen) {
 			loaded_gen = wb->data_gen;
 			const struct wb_view *v = wb_view(wb->view);
@@ -208,5 +331,6 @@ int wb_main(struct wb *wb)
 	wb_msg(wb, false, "stopping...");
 	draw(wb);
 	endwin();
+	err_release();
 	return 0;
 }

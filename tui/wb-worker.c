@@ -112,8 +112,17 @@ static void hand_steps(struct wb *wb, bool on)
 		store_hand_steps(wb->wst, on);
 }
 
+/* wb-app.c: the live run's frontier was dropped by a search from a state. */
+void wb_run_set_partial(void);
+bool wb_run_is_partial(void);
+
 static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len)
 {
+	/* States queued other than the one searched from are dropped by the
+	 * focus.  A frontier of one is the state itself when it is the only
+	 * state there is (a session's first R on a single initial state). */
+	const eng_stats *t0 = eng_search_stats(wb->search);
+	bool drops = t0->frontier > 1 || (t0->frontier == 1 && t0->distinct > 1);
 	if (from && eng_search_focus(wb->search, id) < 0) {
 		snprintf(msg, len, "cannot start from state %u: %s", id,
 			 eng_search_error(wb->search) ? eng_search_error(wb->search) : "no such state");
@@ -121,6 +130,8 @@ static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len
 	}
 	if (from && wb->wst)
 		store_frontier_replaced(wb->wst); /* --resume must not trust the order now */
+	if (from && drops)
+		wb_run_set_partial();
 	uint64_t v0 = eng_search_stats(wb->search)->violations;
 	int rc = eng_search_run(wb->search);
 	after_engine(wb);
@@ -133,6 +144,12 @@ static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len
 	else if (t->stopped)
 		snprintf(msg, len, "search paused at %llu distinct states (r resumes)",
 			 (unsigned long long)t->distinct);
+	else if (t->complete && wb_run_is_partial() && from)
+		snprintf(msg, len, "search from state %u: %llu distinct states (partial: R dropped "
+			 "the old frontier)", id, (unsigned long long)t->distinct);
+	else if (t->complete && wb_run_is_partial())
+		snprintf(msg, len, "search done: %llu distinct states (partial: R dropped the old "
+			 "frontier)", (unsigned long long)t->distinct);
 	else if (t->complete)
 		snprintf(msg, len, "search complete: %llu distinct states, %llu generated",
 			 (unsigned long long)t->distinct, (unsigned long long)t->generated);
