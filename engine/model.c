@@ -27,7 +27,8 @@ struct model_out {
 	eng_succ_fn fn;
 	void *ctx;
 	bool go_on;          /* false once the engine asked to stop */
-	const char *only;    /* apply(): yield only this label */
+	const char *only;    /* apply(): yield only successors with this label, or
+	                        every successor of the action of this name */
 };
 
 static void out_yield(cmc_out *o, const void *next, const char *label)
@@ -36,7 +37,8 @@ static void out_yield(cmc_out *o, const void *next, const char *label)
 	if (!mo->go_on)
 		return;
 	const char *l = label ? label : mo->action;
-	if (mo->only && (!l || strcmp(l, mo->only) != 0))
+	if (mo->only && (!l || strcmp(l, mo->only) != 0) &&
+	    (!mo->action || strcmp(mo->action, mo->only) != 0))
 		return;
 	eng_succ x = {0};
 	x.label = l;

@@ -92,6 +92,27 @@ job S
 ok "S: 100 walks, the same steps as cmc simulate with the same seed ($steps)" \
 	wait_for "^simulation: 100 walks, $steps steps, no violation"
 quit
+
+# ---- an action whose successors carry their own labels ---------------------
+# TCommit's Prepare yields "Prepare(r1)".."Prepare(r3)": the state view offers
+# the action by name until taken; taking it by name yields all three.
+start "'$CMC' tui --db prep.db tcommit"
+ok "labelled: the session opens" wait_for 'run 1 live tcommit .*\| 1 distinct'
+keys Enter
+ok "labelled: the initial state" wait_for '^state 0  depth 1  initial state'
+ok "labelled: the model prints it" wait_for '^print  r1=working r2=working r3=working'
+ok "labelled: Prepare is offered by its name" wait_for '^  Prepare +\(not taken yet\)'
+row=$(screen | awk '/^  /{ n++ } /^  Prepare +\(not taken yet\)/{ print n - 1; exit }')
+down "${row:-0}"
+job Enter
+ok "labelled: taking Prepare by name reaches a state" wait_for '^Prepare: state 0 -> [0-9]+'
+ok "labelled: all three joined the graph" wait_for '\| 4 distinct '
+job b
+ok "labelled: back at the initial state" wait_for '^state 0  depth 1  initial state'
+ok "labelled: its three labelled successors are listed" wait_for '^  Prepare\(r3\) +-> [0-9]+'
+ok "labelled: ... and Prepare is no longer offered as not taken" \
+	sh -c "! grep -Eq '^  Prepare +\(not taken yet\)' '$T/screen'"
+quit
 "$CMC" runs --db rs.db --json >rs.json 2>&1
 ok "R: the partial run is stored as interrupted, not complete" grep -q '"status": "interrupted"' rs.json
 "$CMC" check --db rs.db --resume 1 --json tcommit >resume.json 2>/dev/null

@@ -167,11 +167,16 @@ static void state_load(struct wb *wb)
 
 	for (size_t i = 0; i < ne; i++)
 		add_op(e[i].label, e[i].to, e[i].new_state);
+	/* Actions not taken yet from here.  A model's action may label its
+	 * successors itself ("Prepare(r1)" for Prepare): those count as
+	 * taken, and taking the action by its name yields all of them. */
 	if (wb_can_step(wb))
 		for (unsigned a = 0; a < wb->n_actions; a++) {
 			bool seen = false;
+			size_t al = strlen(wb->actions[a]);
 			for (size_t i = 0; i < ne && !seen; i++)
-				seen = e[i].label && strcmp(e[i].label, wb->actions[a]) == 0;
+				seen = e[i].label && !strncmp(e[i].label, wb->actions[a], al) &&
+				       (e[i].label[al] == 0 || e[i].label[al] == '(');
 			if (!seen)
 				add_op(wb->actions[a], ENG_NO_STATE, false);
 		}
