@@ -9,9 +9,11 @@
 #   doublefree   ADD, DROP (free, pointer kept), FLUSH (free again) -> INV-15
 #   foreignfree  DEFAULT (static name), CLEAR (free it): 2 steps -> INV-16
 #   useafterfree OPEN, CLOSE (free, pointer kept), HIT (write) -> INV-12
+#   underflow    OPEN (32 KiB: a chunk of its own), LEFT (cursor -1), PUT
+#                (write at the cursor): into the chunk header -> INV-3
 # No shorter trace exists: with one command, or two in another order, no
 # bug is triggered (each command alone is harmless).
-# @inv INV-12 INV-13 INV-15 INV-16
+# @inv INV-3 INV-12 INV-13 INV-15 INV-16
 . "$CMC_TOP/tests/test-lib.sh"
 
 # first_violation FILE FIELD: property, message or trace of the first
@@ -43,6 +45,7 @@ bug overflow INV-13 '"NEW", "WIDE", "COPY"'
 bug doublefree INV-15 '"ADD", "DROP", "FLUSH"'
 bug foreignfree INV-16 '"DEFAULT", "CLEAR"'
 bug useafterfree INV-12 '"OPEN", "CLOSE", "HIT"'
+bug underflow INV-3 '"OPEN", "LEFT", "PUT"'
 
 # The invariants are checked whatever raw hashing covers: with the heap
 # left out of raw (raw none), the double free is still caught.

@@ -3,7 +3,8 @@
 # check with the store on and off (states/s of each and the ratio; the
 # goal is >= 0.85 at over a million states), bytes per stored state, and
 # the read latencies the workbench depends on (a state, its successors, a
-# page of 100 states by depth, a trace; goal < 50 ms) on the stored run.
+# page of 100 states by depth, a trace; goal < 50 ms) on the stored run,
+# and the same on/off comparison in process mode (the list example).
 # One figure per line.  The on/off comparison runs twice: with the
 # engine's default --jobs (the number of cores) and with --jobs 1 (names
 # ending in _jobs1); the listener sees the same calls in the same order
@@ -82,3 +83,27 @@ measure _jobs1 --jobs 1
 bytes=$(cat "$tmp"/s.db* | wc -c)
 awk -v b="$bytes" -v n="$distinct" 'BEGIN { printf "db_bytes %d\nbytes_per_state %.1f\n", b, b / n }'
 "$READ" "$tmp/s.db" 200
+
+# Process mode: the list example (keys 1..7, each once, canonical hashing,
+# fork snapshots, one job), the store on and off, best of R; the ratio of
+# transitions/s should be ~1 (a process transition costs ~0.5 ms, a stored
+# state a few microseconds).
+scn=$tmp/list7.scn
+{
+	echo "target $top/$B/examples/list-emit {port}"
+	echo "transport tcp"
+	for k in 1 2 3 4 5 6 7; do printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"; done
+	echo "hash canonical"
+} >"$scn"
+on=0 off=0 i=0
+while [ "$i" -lt "$R" ]; do
+	rm -f "$tmp"/p.db*
+	"$CMC" check --jobs 1 --db "$tmp/p.db" --json "$scn" >"$tmp/pon.json" 2>/dev/null || exit 2
+	"$CMC" check --jobs 1 --no-store --json "$scn" >"$tmp/poff.json" 2>/dev/null || exit 2
+	on=$(best "$on" "$(jget "$tmp/pon.json" transitions_per_s)")
+	off=$(best "$off" "$(jget "$tmp/poff.json" transitions_per_s)")
+	i=$((i + 1))
+done
+echo "process list-emit keys 1..7 ($(jget "$tmp/pon.json" distinct) states, $(jget "$tmp/pon.json" transitions) transitions, best of $R)"
+awk -v on="$on" -v off="$off" 'BEGIN {
+	printf "process_transitions_per_s_store_on %.0f\nprocess_transitions_per_s_store_off %.0f\nprocess_ratio %.2f\n", on, off, on / off }'
