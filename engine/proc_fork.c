@@ -166,6 +166,8 @@ static void trim(struct proc_target *t)
 	proc_buf_free(&t->canon.cur);
 	proc_buf_free(&t->ctl.cur);
 	proc_buf_free(&t->ctl.last);
+	proc_buf_free(&t->ctl.sticky);
+	t->ctl.sticky_seen = false; /* reported with the operation that made it */
 }
 
 static int open_proc(pid_t pid, const char *what)
@@ -356,7 +358,8 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	t->canon = (struct proc_chan){.fd = canon[0], .magic = CMC_CANON_MAGIC, .max = CMC_CANON_MAX,
 				      .complete = p->canon.complete};
 	proc_buf_set(&t->canon.last, p->canon.last.p, p->canon.last.len);
-	t->ctl = (struct proc_chan){.fd = ctl[0], .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX};
+	t->ctl = (struct proc_chan){.fd = ctl[0], .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX,
+				  .sticky_kind = CMC_CTL_LIMIT};
 	if (t->transport == PROC_TCP) {
 		t->port = f->lport;
 		t->client_port = cport;

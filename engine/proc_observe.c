@@ -331,9 +331,29 @@ static void observe_end(struct proc_target *t, struct proc_obs *obs)
 	}
 }
 
+/* The preload's CMC_CTL_LIMIT record from this operation, if any: the
+ * address-space limit refused the target a mapping.  First, so that it is
+ * the fault reported even when the target then crashed or gave up. */
+static void observe_limit(struct proc_target *t, struct proc_obs *obs)
+{
+	const struct proc_chan *c = &t->ctl;
+	if (!c->sticky_seen)
+		return;
+	const uint8_t *p = c->sticky.p;
+	if (c->sticky.len != CMC_CTL_LIMIT_LEN || le32(p + 4) != CMC_LIMIT_AS) {
+		fault(obs, PROC_FAULT_PROTOCOL, "malformed limit report on the control fd (%zu bytes)",
+		      c->sticky.len);
+		return;
+	}
+	fault(obs, PROC_FAULT_LIMIT, "the address-space limit of %llu bytes (limit as) refused the "
+	      "target a mapping of %llu bytes (%llu already mapped)", (unsigned long long)le64(p + 8),
+	      (unsigned long long)le64(p + 16), (unsigned long long)le64(p + 24));
+}
+
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
 		  struct proc_obs *obs)
 {
+	observe_limit(t, obs);
 	proc_buf_set(&obs->reply, t->reply.p, t->reply.len);
 	if (t->canon.complete) {
 		obs->e.flags |= ENG_OBS_CANON;

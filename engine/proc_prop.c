@@ -215,6 +215,12 @@ const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view 
 	/* Always on: the target does not die on a signal, and does not fault. */
 	if ((o->e.flags & ENG_OBS_SIGNALED) && proc_limits_signal(o->e.term_signal, pp->sc, last, msg, msglen))
 		return "limit";
+	if ((o->e.flags & ENG_OBS_SIGNALED) && o->fault == PROC_FAULT_LIMIT) {
+		/* a refused mapping, then the death it led to: the limit is the cause */
+		snprintf(msg, msglen, "after %s: %s; the target then died on signal %d (%s)", last,
+			 o->fault_msg, o->e.term_signal, strsignal(o->e.term_signal));
+		return "limit";
+	}
 	if (o->e.flags & ENG_OBS_SIGNALED) {
 		snprintf(msg, msglen, "target died on signal %d (%s) after %s", o->e.term_signal,
 			 strsignal(o->e.term_signal), last);

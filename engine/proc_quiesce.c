@@ -90,6 +90,10 @@ void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 			c->cur.len = 0;
 			c->hdr_got = 0;
 			c->complete++;
+			if (c->sticky_kind && c->last.len >= 4 && le32(c->last.p) == c->sticky_kind) {
+				proc_buf_set(&c->sticky, c->last.p, c->last.len);
+				c->sticky_seen = true;
+			}
 		}
 	}
 }
@@ -366,6 +370,7 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 	enum proc_wait w;
 	t->reply.len = 0;
 	t->flood = false;
+	t->ctl.sticky_seen = false;
 	for (;;) {
 		if (proc_interrupted) {
 			w = PROC_INTERRUPTED;

@@ -297,6 +297,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	t->canon.magic = CMC_CANON_MAGIC;
 	t->canon.max = CMC_CANON_MAX;
 	t->ctl.magic = CMC_CTL_MAGIC;
+	t->ctl.sticky_kind = CMC_CTL_LIMIT;
 	t->ctl.max = CMC_CTL_MAX;
 
 	int in[2] = {-1, -1}, out[2], canon[2], ctl[2], errp[2];
@@ -491,6 +492,7 @@ static void chan_close(struct proc_chan *c)
 	c->fd = -1;
 	proc_buf_free(&c->cur);
 	proc_buf_free(&c->last);
+	proc_buf_free(&c->sticky);
 }
 
 void proc_target_kill(struct proc_target *t)

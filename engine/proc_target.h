@@ -58,6 +58,13 @@ struct proc_chan {
 	struct proc_buf last;   /* last complete payload */
 	uint64_t complete;      /* complete records seen */
 	bool bad;               /* malformed: a protocol fault */
+	/* Records whose first LE32 is sticky_kind (non-zero; the control
+	 * channel's CMC_CTL_LIMIT) are also kept in `sticky`, so a later
+	 * record cannot hide them; sticky_seen stays set until the owner
+	 * clears it (at each operation). */
+	uint32_t sticky_kind;
+	struct proc_buf sticky;
+	bool sticky_seen;
 };
 
 /*

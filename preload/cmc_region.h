@@ -189,6 +189,22 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_EXIT_LIVE_COMPLETE 1u   /* every chunk was readable: the counts are exact */
 #define CMC_EXIT_LIVE_LOST 1u       /* entry flag: reachable from no root */
 
+/*
+ *   CMC_CTL_LIMIT: the kernel refused the target a mapping because of its
+ *   address-space limit (RLIMIT_AS, cmc's `limit as`): sent from the
+ *   preload's mmap/mmap64/mremap when the call fails with ENOMEM and what is
+ *   mapped plus the request exceeds the limit.  The call still fails as
+ *   the target asked for; cmc reports a `limit` fault for the operation.
+ *   Exactly CMC_CTL_LIMIT_LEN bytes, all LE:
+ *     uint32 kind, uint32 resource (CMC_LIMIT_AS),
+ *     uint64 limit, uint64 requested, uint64 mapped (bytes, at the call)
+ *   Another length is a protocol fault.  Mappings glibc makes for itself
+ *   (thread stacks, dlopen) do not pass through the preload.
+ */
+#define CMC_CTL_LIMIT 3u
+#define CMC_CTL_LIMIT_LEN 32u
+#define CMC_LIMIT_AS 1u
+
 /* ---- 4. Faults --------------------------------------------------------- */
 
 /*

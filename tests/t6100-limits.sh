@@ -42,6 +42,25 @@ ok "fsize: the message names the limit" grep -q 'limit fsize' fsize.json
 is "fsize: the file stopped at the limit (1M = 1048576 bytes)" "$(wc -c <hostile.big | tr -d ' ')" 1048576
 is "fsize: no process left" "$(alive)" 0
 
+# Address space: the default limit (16G) refuses a 64 GiB mapping; the
+# preload reports the refusal, and the abort() it leads to is reported as
+# the limit's, not as a crash.  Under both executors.  With a limit that
+# allows it, the same target maps it and goes on.
+scn as bigmap
+for ex in replay fork; do
+	rm -f hostile.pids
+	timeout 60 "$CMC" check --exec $ex --json --no-store as.scn >as-$ex.json 2>as-$ex.err
+	is "as ($ex): exit 1" "$?" 1
+	ok "as ($ex): a limit fault with the trace [a, evil]" grep -q "$trace_re" as-$ex.json
+	ok "as ($ex): the message names the limit and the refused size" \
+		grep -q 'address-space limit of 17179869184 bytes (limit as) refused the target a mapping of 68719476736 bytes' as-$ex.json
+	ok "as ($ex): ... and the abort it led to" grep -q 'then died on signal 6' as-$ex.json
+	is "as ($ex): no process left" "$(alive)" 0
+done
+scn as-ok bigmap "limit as 128G"
+timeout 60 "$CMC" check --json --no-store as-ok.scn >as-ok.json 2>as-ok.err
+is "as: with room for the mapping, no violation" "$?" 0
+
 # CPU time: SIGXCPU after 1 s of CPU (the per-op timeout is 5 s).
 scn cpu spin "limit cpu 1"
 rm -f hostile.pids

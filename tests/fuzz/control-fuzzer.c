@@ -5,7 +5,8 @@
  * target has ended (CMC_CTL_FAULT code + message, or exit status 112+code).
  * Input: byte 0 the exit status, byte 1 bit 0 "died on a signal" (the
  * signal is byte 2) and bit 1 "a leak property asked for the exit report"
- * (CMC_CTL_EXIT_LIVE, decoded only then), then the control stream.  The fault text that results
+ * (CMC_CTL_EXIT_LIVE, decoded only then), then the control stream (a
+ * CMC_CTL_LIMIT record anywhere in it is kept and decoded too).  The fault text that results
  * is bounded and NUL-terminated; its message part came from the target and
  * is checked to be no longer than the preload may send.
  */
@@ -30,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct proc_target t = {.pid = 0, .in_fd = -1, .out_fd = -1, .mem_fd = -1, .sys_fd = -1,
 				.stat_fd = -1, .diag_fd = -1, .sc = &sc};
 	t.canon = (struct proc_chan){.fd = -1, .magic = CMC_CANON_MAGIC, .max = CMC_CANON_MAX};
-	t.ctl = (struct proc_chan){.fd = -1, .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX};
+	t.ctl = (struct proc_chan){.fd = -1, .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX,
+				   .sticky_kind = CMC_CTL_LIMIT};
 	/* two halves, so a record split across reads is exercised too */
 	proc_chan_feed(&t.ctl, data, size / 2);
 	proc_chan_feed(&t.ctl, data + size / 2, size - size / 2);
@@ -57,5 +59,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	proc_obs_free(&obs);
 	proc_buf_free(&t.ctl.cur);
 	proc_buf_free(&t.ctl.last);
+	proc_buf_free(&t.ctl.sticky);
 	return 0;
 }

@@ -26,6 +26,8 @@
  *   forkbomb  fork children (each sleeps) until fork fails, report count
  *   bigfile   write to a file until the file-size limit stops it
  *   spin      burn CPU without end
+ *   bigmap    map 64 GiB of address space and abort() when refused (as an
+ *             xmalloc-style wrapper does): past cmc's `limit as`
  *
  * With a second argument PORT it is a one-connection TCP server instead:
  * it listens on 127.0.0.1:PORT, accepts one connection and serves it as
@@ -43,6 +45,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -186,6 +189,14 @@ static void evil(const char *mode, struct item *head)
 			if (write(fd, mb, sizeof mb) < 0)
 				break;
 		puts("OK wrote");
+		return;
+	}
+	if (!strcmp(mode, "bigmap")) {
+		void *p = mmap(NULL, 64ULL << 30, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+		if (p == MAP_FAILED)
+			abort();
+		puts("OK mapped");
 		return;
 	}
 	if (!strcmp(mode, "spin")) {
