@@ -491,6 +491,43 @@ static int task_count(pid_t pid)
 	return n;
 }
 
+/* A kernel object the target holds whose state fork shares between parent
+ * and child instead of copying: an epoll interest list (and the channel
+ * cmc swaps in for a child would not be in it), a timer, a signal or event
+ * counter, an io_uring.  Snapshots of such a target are not independent;
+ * NULL when there is none, else what it is. */
+static const char *shared_object(pid_t pid, char *buf, size_t n)
+{
+	static const char *const kinds[] = {"eventpoll", "timerfd", "signalfd", "eventfd", "io_uring"};
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return NULL;
+	const char *found = NULL;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		char lp[64 + sizeof e->d_name], target[64];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
+		ssize_t k = readlink(lp, target, sizeof target - 1);
+		if (k <= 12 || strncmp(target, "anon_inode:[", 12) != 0)
+			continue;
+		target[k] = 0;
+		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !found; i++) {
+			size_t kl = strlen(kinds[i]);
+			if (!strncmp(target + 12, kinds[i], kl) && target[12 + kl] == ']') {
+				snprintf(buf, n, "the target holds an %s (fd %.12s), which fork shares "
+					 "between snapshots", kinds[i], e->d_name);
+				found = buf;
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 /* ---- reach / apply ----------------------------------------------------- */
 
 static void set_replies(struct forkx *f, const struct snap *s)
@@ -526,7 +563,7 @@ static int start_root(struct forkx *f, struct proc_obs *obs)
 	}
 	struct cmc_snap_msg m;
 	const char *why = NULL;
-	char buf[64];
+	char buf[64], sbuf[160];
 	int nt = task_count(t->pid);
 	/* One READY per exec that loaded the preload (a wrapper such as sh
 	 * that execs the program sends one too): all of them, the last counts. */
@@ -538,6 +575,8 @@ static int start_root(struct forkx *f, struct proc_obs *obs)
 	else if (nt != 1) {
 		snprintf(buf, sizeof buf, "the target runs %d threads", nt);
 		why = buf;
+	} else {
+		why = shared_object(t->pid, sbuf, sizeof sbuf);
 	}
 	if (why) {
 		kill_target(t);

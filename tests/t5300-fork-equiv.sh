@@ -49,6 +49,13 @@ printf 'target %s\nheap-size 64K\nop big "alloc 1000000\\n"\nop small "alloc 100
 both heap heap.scn --keep-going
 printf 'target %s\nop inc "inc\\n" once\nop hang "hang\\n" once\ntimeout 300\n' "$PT" >hang.scn
 both hang hang.scn
+# An event loop: fork would share its epoll interest list between snapshots
+# (and the child's fresh stdin would not be in it), so the fork executor
+# falls back to replay, saying why.
+printf 'target %s --epoll\nop inc "inc\\n"\nop a "alloc 32\\n" once\ndepth 4\nhash raw\n' "$PT" >epoll.scn
+both epoll epoll.scn
+ok "epoll: the fork executor says why it falls back" grep -q "holds an eventpoll" epoll.f.err
+ok "epoll: the run explored more than the initial state" test "$(json_get epoll.f.json distinct)" -gt 1
 printf 'target %s\nop a "alloc 5000\\n"\nop inc "inc\\n"\nraw-cap 1K\ndepth 3\nhash raw\n' "$PT" >alloc.scn
 both alloc alloc.scn
 printf 'target %s\nop a "alloc 48\\n"\nop inc "inc\\n"\nraw heap\nraw symbol counter\ndepth 7\nhash raw\n' "$PT" >small.scn

@@ -18,13 +18,16 @@
  *   anything else                        -> ERR
  *
  * Arguments: --exit-at-start N (exit before reading anything),
- *            --pause (never read: blocks in pause()).
+ *            --pause (never read: blocks in pause()),
+ *            --epoll (an event loop: wait for stdin in epoll_wait before
+ *            each read, as servers do).
  */
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 unsigned long counter;
@@ -90,7 +93,14 @@ static void command(const char *line)
 
 int main(int argc, char **argv)
 {
+	int ep = -1;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--epoll")) {
+			struct epoll_event ev = {.events = EPOLLIN};
+			ep = epoll_create1(EPOLL_CLOEXEC);
+			if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, 0, &ev) < 0)
+				exit(3);
+		}
 		if (!strcmp(argv[i], "--exit-at-start") && i + 1 < argc)
 			exit(atoi(argv[i + 1]));
 		if (!strcmp(argv[i], "--pause"))
@@ -101,6 +111,9 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	for (;;) {
 		char c;
+		struct epoll_event ev;
+		if (ep >= 0 && len == 0 && epoll_wait(ep, &ev, 1, -1) < 0)
+			exit(3);
 		ssize_t r = read(0, &c, 1);
 		if (r <= 0)
 			return 0;
