@@ -161,9 +161,6 @@ static int64_t begin_run(struct wb *wb, char *err, size_t errlen)
  * longer means the whole space was explored.  Such a run is not stored as
  * complete but as interrupted, which is what it is: --resume continues it
  * from the last state expanded in order (store_frontier_replaced()). */
-
-void wb_run_set_partial(void);
-bool wb_run_is_partial(void);
 void wb_run_set_partial(void) { run_partial = true; }
 bool wb_run_is_partial(void) { return run_partial; }
 
@@ -286,8 +283,6 @@ static int open_db(struct wb *wb, const char *db, int64_t run, char *err, size_t
 	wb->target = owned_target;
 	return 0;
 }
-
-void wb_stderr_capture(void); /* wb-loop.c */
 
 int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t run,
 		    const eng_opts *o, char *err, size_t errlen)

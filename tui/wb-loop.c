@@ -105,7 +105,6 @@ static void err_release(void)
 /* From before the worker starts (wb_session_open()) until the screen is
  * given back; an exit() on the way (initscr on a terminal it cannot
  * drive, eng_die) still writes everything out. */
-void wb_stderr_capture(void);
 void wb_stderr_capture(void)
 {
 	static bool registered;

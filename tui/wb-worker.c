@@ -112,10 +112,6 @@ static void hand_steps(struct wb *wb, bool on)
 		store_hand_steps(wb->wst, on);
 }
 
-/* wb-app.c: the live run's frontier was dropped by a search from a state. */
-void wb_run_set_partial(void);
-bool wb_run_is_partial(void);
-
 static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len)
 {
 	/* States queued other than the one searched from are dropped by the

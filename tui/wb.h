@@ -217,6 +217,14 @@ void wb_goto_state(struct wb *wb, uint32_t id); /* make current, remember */
 void wb_msg(struct wb *wb, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Does this session's worker have a search on this run (step by hand)? */
 bool wb_can_step(struct wb *wb);
+/* R dropped the live run's frontier: the run is stored interrupted, not
+ * complete, even when its search ends with nothing left to expand. */
+void wb_run_set_partial(void);
+bool wb_run_is_partial(void);
+
+/* wb-loop.c: fd 2 becomes a pipe whose lines go to the status line, until
+ * the screen is given back (and at exit); idempotent. */
+void wb_stderr_capture(void);
 
 /* wb-worker.c */
 void wb_worker_start(struct wb *wb);
