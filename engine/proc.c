@@ -163,7 +163,8 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 		.state_len = len,
 		.fp = identity(p, o, op),
 		.obs = &o->e,
-		.terminal = ended(o),
+		/* after an eof operation no operation can be delivered */
+		.terminal = ended(o) || (op >= 0 && p->sc->ops[op].eof),
 	};
 	s.property = proc_props_eval(p->props, &v, p->msg, sizeof p->msg);
 	if (s.property)
@@ -223,6 +224,9 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 		p->started = p->orig->started;
 	}
 	fill_mask(p, trace, n);
+	for (size_t i = 0; i < n; i++)
+		if (p->sc->ops[trace[i]].eof)
+			return 0; /* the input is closed: no operation follows */
 	/* The engine's bytes may move while we emit: work on a copy. */
 	uint16_t *tr = n ? eng_xmemdup(trace, n * sizeof *trace) : NULL;
 	int rc = 0;

@@ -605,7 +605,7 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
 	for (size_t i = s->n; i < n; i++) {
 		const struct proc_op *op = &sc->ops[trace[i]];
 		double el = 0;
-		enum proc_wait w = proc_target_step(t, op->bytes, op->len, sc->timeout_ms, &el);
+		enum proc_wait w = proc_target_op(t, op, sc->timeout_ms, &el);
 		r->n = i + 1;
 		x->st.ops++;
 		x->st.replayed++;
@@ -853,7 +853,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		return -1;
 	proc_obs_reset(obs);
 	double el = 0;
-	enum proc_wait w = proc_target_step(t, sc->ops[op].bytes, sc->ops[op].len, sc->timeout_ms, &el);
+	enum proc_wait w = proc_target_op(t, &sc->ops[op], sc->timeout_ms, &el);
 	x->st.ops++;
 	x->st.quiesce_s += el;
 	obs->quiesce_s = el;
@@ -864,7 +864,8 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 	}
 	proc_observe(t, f->img, w, obs);
 	struct snap *s = NULL;
-	if (w == PROC_QUIESCENT) {
+	/* After an eof nothing follows (proc.c): such a state is never forked. */
+	if (w == PROC_QUIESCENT && !sc->ops[op].eof) {
 		s = snap_new(f, t, f->origin, (int)op);
 		trim(t);
 	}

@@ -333,6 +333,9 @@ static bool target_drained(struct proc_target *t)
 static bool input_consumed(struct proc_target *t)
 {
 	int n = 0;
+	if (t->input_closed) /* nothing more comes; a tcp target's end may be gone */
+		return t->transport == PROC_STDIN || t->in_fd < 0 ||
+		       (ioctl(t->in_fd, SIOCOUTQ, &n) == 0 && n == 0);
 	if (t->transport == PROC_STDIN)
 		return t->in_fd >= 0 && ioctl(t->in_fd, FIONREAD, &n) == 0 && n == 0;
 	if (!t->connected)
@@ -353,8 +356,9 @@ static bool quiescent(struct proc_target *t)
 		return false;
 	if (!sys_line(t, a, sizeof a, &nr, &a0) || !waiting_call(nr, a0, t))
 		return false;
-	if (t->transport == PROC_TCP && t->connected && (nr == SYS_accept || nr == SYS_accept4))
-		return false; /* connected but not yet accepted */
+	if (t->transport == PROC_TCP && t->connected && !t->input_closed &&
+	    (nr == SYS_accept || nr == SYS_accept4))
+		return false; /* connected but not yet accepted (after eof: waiting for the next) */
 	if (proc_state(t) != 'S')
 		return false;
 	return sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0;
@@ -428,4 +432,21 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 	if (elapsed_s)
 		*elapsed_s = eng_now() - t0;
 	return w;
+}
+
+enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, unsigned timeout_ms,
+			      double *elapsed_s)
+{
+	if (!op->eof)
+		return proc_target_step(t, op->bytes, op->len, timeout_ms, elapsed_s);
+	if (!t->input_closed && t->in_fd >= 0) {
+		if (t->transport == PROC_TCP) {
+			shutdown(t->in_fd, SHUT_WR); /* replies still come back on it */
+		} else {
+			close(t->in_fd);
+			t->in_fd = -1;
+		}
+	}
+	t->input_closed = true;
+	return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
 }

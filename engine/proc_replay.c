@@ -67,7 +67,7 @@ static int replay_to_origin(struct replay *r, struct proc_obs *obs)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct proc_op *op = &sc->ops[r->trace[i]];
 		double el = 0;
-		w = proc_target_step(r->t, op->bytes, op->len, sc->timeout_ms, &el);
+		w = proc_target_op(r->t, op, sc->timeout_ms, &el);
 		x->st.ops++;
 		x->st.replayed++;
 		x->st.quiesce_s += el;
@@ -119,7 +119,7 @@ static int replay_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 	r->at_origin = false;
 	proc_obs_reset(obs);
 	double el = 0;
-	enum proc_wait w = proc_target_step(r->t, sc->ops[op].bytes, sc->ops[op].len, sc->timeout_ms, &el);
+	enum proc_wait w = proc_target_op(r->t, &sc->ops[op], sc->timeout_ms, &el);
 	x->st.ops++;
 	x->st.quiesce_s += el;
 	obs->quiesce_s = el;

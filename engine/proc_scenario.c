@@ -407,12 +407,16 @@ static int add_op(struct parse *p, struct tok *t, int n)
 {
 	struct proc_scenario *sc = p->sc;
 	if (n < 3 || n > 4)
-		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]'");
-	bool once = false;
+		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]' or 'op LABEL eof'");
+	/* An unquoted eof for the bytes: close the target's input. */
+	bool eof = !t[2].quoted && !strcmp(t[2].s, "eof");
+	bool once = eof;
 	if (n == 4) {
 		if (!strcmp(t[3].s, "once")) once = true;
 		else if (strcmp(t[3].s, "repeat"))
 			return perr(p, "expected 'once' or 'repeat', got '%s'", t[3].s);
+		else if (eof)
+			return perr(p, "expected an eof operation without 'repeat' (the input closes once)");
 	}
 	if (t[1].len == 0 || strlen(t[1].s) != t[1].len)
 		return perr(p, "expected a non-empty op label without NUL bytes");
@@ -426,8 +430,9 @@ static int add_op(struct parse *p, struct tok *t, int n)
 	sc->ops = eng_xrealloc(sc->ops, (sc->nops + 1) * sizeof *sc->ops);
 	struct proc_op *op = &sc->ops[sc->nops++];
 	op->label = eng_xstrdup(t[1].s);
-	op->bytes = eng_xmemdup(t[2].s, t[2].len);
-	op->len = t[2].len;
+	op->eof = eof;
+	op->bytes = eof ? eng_xstrdup("") : eng_xmemdup(t[2].s, t[2].len);
+	op->len = eof ? 0 : t[2].len;
 	op->once = once;
 	return 0;
 }

@@ -23,12 +23,15 @@ enum proc_ident {
 	PROC_ID_BOTH,   /* the pair (raw, canonical): the finer identity */
 };
 
-/* Invariant: len bytes in bytes (may contain NULs); label is unique among ops. */
+/* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof;
+ * label is unique among ops; an eof op is once. */
 struct proc_op {
 	char *label;
 	uint8_t *bytes;
 	size_t len;
 	bool once;          /* applied at most once along a trace */
+	bool eof;           /* closes the target's input instead of sending bytes;
+	                       no operation follows it along a trace */
 };
 
 enum proc_prop_kind {

@@ -87,6 +87,8 @@ struct proc_target {
 	uint64_t load_base;     /* for PIE ranges */
 	bool base_known;
 	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
+	bool input_closed;      /* an eof operation closed the input: stdin's pipe
+	                           (in_fd -1), or tcp's sending side (shutdown) */
 	bool preload_on;        /* the preload was put in LD_PRELOAD */
 	enum proc_transport transport;
 	const struct proc_scenario *sc;
@@ -130,6 +132,12 @@ extern volatile sig_atomic_t proc_interrupted;
  * buffer is reset first. */
 enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, size_t len,
 				unsigned timeout_ms, double *elapsed_s);
+
+/* Apply one scenario operation: send its bytes, or for an eof operation
+ * close the input (end of file on stdin, the sending side of the tcp
+ * connection), then wait as proc_target_step does. */
+enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, unsigned timeout_ms,
+			      double *elapsed_s);
 
 /* Drain whatever the target wrote, without waiting.  Returns false when a
  * channel is malformed or the reply overflowed. */
