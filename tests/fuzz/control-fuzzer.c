@@ -46,7 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	proc_observe(&t, &img, t.ctl.bad ? PROC_BADCHAN : PROC_GONE, &obs);
 	assert(memchr(obs.fault_msg, 0, sizeof obs.fault_msg));
 	if (obs.exit_live.seen) {
-		assert(sc.exit_live && !signaled && obs.fault == PROC_FAULT_NONE);
+		/* (a limit report earlier in the stream may have set a fault:
+		 * property leak then does not judge the exit) */
+		assert(sc.exit_live && !signaled);
 		assert(obs.exit_live.n_listed <= PROC_EXIT_LIVE_LIST);
 		assert(obs.exit_live.n_lost <= obs.exit_live.n_blocks);
 	}
