@@ -738,6 +738,26 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 	return -1;
 }
 
+/* Snapshots stopped working: one did not fork on request and could not be
+ * made again (the target exits once cmc leaves its channels idle, closes or
+ * reuses the snapshot socket, blocks the request signal...).  Say why
+ * (`died`: the snapshot had ended), drop the root and go on by replay,
+ * which needs none of that, at the state after trace[0..n): counts and
+ * traces stay those of replay, the reference.  Snapshots already in the
+ * pool stay until the executor goes. */
+static int fall_back_at(struct forkx *f, bool died, const uint16_t *trace, size_t n,
+			struct proc_obs *obs)
+{
+	char why[sizeof f->x.err + 64];
+	snprintf(why, sizeof why, "%s", died ? "the target ended while parked as a snapshot" : f->x.err);
+	snap_free(f->root);
+	f->root = NULL;
+	fall_back(f, why);
+	int rc = f->fb->ops->reach(f->fb, trace, n, obs);
+	mirror(f);
+	return rc;
+}
+
 static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs)
 {
 	struct forkx *f = (struct forkx *)x;
@@ -766,16 +786,8 @@ static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, stru
 	} else if (find_origin(f, trace, n) < 0) {
 		if (proc_interrupted)
 			return -1;
-		/* No live ancestor forks any more: as in fork_unavailable. */
-		char why[sizeof x->err + 64];
-		snprintf(why, sizeof why, "%s", f->root && proc_target_reap(f->root->t)
-				 ? "the target ended while parked as a snapshot" : x->err);
-		snap_free(f->root);
-		f->root = NULL;
-		fall_back(f, why);
-		int rc = f->fb->ops->reach(f->fb, trace, n, obs);
-		mirror(f);
-		return rc;
+		/* no live ancestor forks any more */
+		return fall_back_at(f, f->root && proc_target_reap(f->root->t), trace, n, obs);
 	}
 	set_replies(f, f->origin);
 	if (obs)
@@ -783,32 +795,21 @@ static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, stru
 	return 0;
 }
 
-/* A snapshot did not fork on request, and could not be made again: the
- * target does not survive as a snapshot (it exits once cmc leaves its
- * channels idle, closes or reuses the snapshot socket, blocks the request
- * signal...).  Say why and go on by replay, which needs none of that, from
- * the origin's trace: the counts and traces stay those of replay, the
- * reference.  Snapshots already made stay until the executor goes. */
+/* fork_apply could not fork its origin: fall back there, then apply op. */
 static void fork_release(struct proc_exec *x);
 static int fork_unavailable(struct forkx *f, unsigned op, struct proc_obs *obs)
 {
-	char why[sizeof f->x.err + 64];
 	struct snap *o = f->origin;
-	if (proc_target_reap(o->t))
-		snprintf(why, sizeof why, "the target ended while parked as a snapshot");
-	else
-		snprintf(why, sizeof why, "%s", f->x.err);
+	bool died = proc_target_reap(o->t);
 	size_t n = o->n;
 	uint16_t *tr = n ? eng_xmemdup(o->trace, n * sizeof *tr) : NULL;
-	fork_release(&f->x);
-	snap_free(f->root);
-	f->root = NULL;
-	fall_back(f, why);
-	int rc = f->fb->ops->reach(f->fb, tr, n, NULL);
+	fork_release(&f->x); /* may free o */
+	int rc = fall_back_at(f, died, tr, n, NULL);
 	free(tr);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = f->fb->ops->apply(f->fb, op, obs);
-	mirror(f);
+		mirror(f);
+	}
 	return rc;
 }
 

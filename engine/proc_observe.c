@@ -201,38 +201,34 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
 	struct rawsum rs = {&st, obs, sc->raw_cap, 0};
-	if (sc->raw_heap && t->preload_on) {
+	if (t->preload_on) {
+		/* The region header: raw hashing of the heap needs it, and the
+		 * allocator's invariants are checked on every state whatever
+		 * raw covers (property alloc, the stored status). */
 		struct cmc_region_hdr h;
 		ssize_t r = pread(t->mem_fd, &h, sizeof h, (off_t)sc->heap_base);
 		const char *why = r == (ssize_t)sizeof h ? bad_header(&h, sc->heap_base) : "not mapped";
-		if (why) {
+		if (why && sc->raw_heap) {
 			fault(obs, PROC_FAULT_PROTOCOL,
 			      "heap region at 0x%llx unreadable: %s (is the target dynamically linked, "
 			      "so that the preload loads?)", (unsigned long long)sc->heap_base, why);
 			return;
 		}
-		if (h.fault != CMC_FAULT_NONE)
-			fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
-		if (hash_range(t, &rs, sc->heap_base + h.data_off, h.used - h.data_off) < 0) {
-			fault(obs, PROC_FAULT_PROTOCOL, "heap window [0x%llx, 0x%llx) unreadable",
-			      (unsigned long long)(sc->heap_base + h.data_off),
-			      (unsigned long long)(sc->heap_base + h.used));
-			return;
-		}
-		proc_alloc_check(t, &h, true, obs); /* the heap window is the first of raw */
-	} else if (t->preload_on) {
-		/* Raw leaves the heap out, but the allocator's invariants are
-		 * still checked on every state (property alloc, the stored
-		 * status): read the header and the window for that alone. */
-		struct cmc_region_hdr h;
-		ssize_t r = pread(t->mem_fd, &h, sizeof h, (off_t)sc->heap_base);
-		const char *why = r == (ssize_t)sizeof h ? bad_header(&h, sc->heap_base) : "not mapped";
-		if (why)
+		if (why) {
 			snprintf(obs->alloc_msg, sizeof obs->alloc_msg, "heap region unreadable: %s", why);
-		else if (h.fault != CMC_FAULT_NONE)
-			fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
-		else
-			proc_alloc_check(t, &h, false, obs);
+		} else {
+			if (h.fault != CMC_FAULT_NONE)
+				fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
+			if (sc->raw_heap &&
+			    hash_range(t, &rs, sc->heap_base + h.data_off, h.used - h.data_off) < 0) {
+				fault(obs, PROC_FAULT_PROTOCOL, "heap window [0x%llx, 0x%llx) unreadable",
+				      (unsigned long long)(sc->heap_base + h.data_off),
+				      (unsigned long long)(sc->heap_base + h.used));
+				return;
+			}
+			/* with raw_heap, the heap window is the first of raw */
+			proc_alloc_check(t, &h, sc->raw_heap, obs);
+		}
 	}
 	if (img->nranges && !load_base(t, img)) {
 		fault(obs, PROC_FAULT_PROTOCOL, "%s: cannot find the executable's load base in "
@@ -258,19 +254,6 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 
 /* ---- the observation --------------------------------------------------- */
 
-static uint64_t le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* A CMC_CTL_EXIT_LIVE record from the target: 0 when well formed (decoded
  * into obs->exit_live), -1 when it is not (a protocol fault). */
 static int exit_live(const struct proc_buf *c, struct proc_obs *obs)
@@ -280,23 +263,23 @@ static int exit_live(const struct proc_buf *c, struct proc_obs *obs)
 	if (c->len < CMC_EXIT_LIVE_FIXED)
 		return -1;
 	const uint8_t *p = c->p;
-	uint32_t n = le32(p + 56);
+	uint32_t n = proc_le32(p + 56);
 	if (n > CMC_EXIT_LIVE_LIST || c->len != CMC_EXIT_LIVE_FIXED + n * CMC_EXIT_LIVE_ENTRY)
 		return -1;
 	*x = (struct proc_exit_live){
-		.complete = le32(p + 4) & CMC_EXIT_LIVE_COMPLETE,
-		.n_blocks = le64(p + 8), .bytes = le64(p + 16),
-		.n_lost = le64(p + 24), .lost_bytes = le64(p + 32),
-		.n_libc = le64(p + 40), .libc_bytes = le64(p + 48),
+		.complete = proc_le32(p + 4) & CMC_EXIT_LIVE_COMPLETE,
+		.n_blocks = proc_le64(p + 8), .bytes = proc_le64(p + 16),
+		.n_lost = proc_le64(p + 24), .lost_bytes = proc_le64(p + 32),
+		.n_libc = proc_le64(p + 40), .libc_bytes = proc_le64(p + 48),
 		.n_listed = n,
 	};
 	if (x->n_lost > x->n_blocks || x->lost_bytes > x->bytes || n > x->n_blocks)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *e = p + CMC_EXIT_LIVE_FIXED + i * CMC_EXIT_LIVE_ENTRY;
-		x->list[i].addr = le64(e);
-		x->list[i].size = le64(e + 8);
-		x->list[i].lost = le64(e + 16) & CMC_EXIT_LIVE_LOST;
+		x->list[i].addr = proc_le64(e);
+		x->list[i].size = proc_le64(e + 8);
+		x->list[i].lost = proc_le64(e + 16) & CMC_EXIT_LIVE_LOST;
 	}
 	x->seen = true;
 	return 0;
@@ -314,8 +297,8 @@ static void observe_end(struct proc_target *t, struct proc_obs *obs)
 	/* The preload's fault convention: a control record and 112 + code. */
 	const struct proc_buf *c = &t->ctl.last;
 	uint32_t code = 0;
-	if (c->len >= 8 && le32(c->p) == CMC_CTL_FAULT)
-		code = le32(c->p + 4);
+	if (c->len >= 8 && proc_le32(c->p) == CMC_CTL_FAULT)
+		code = proc_le32(c->p + 4);
 	else if (!t->signaled && WEXITSTATUS(t->status) > CMC_FAULT_EXIT_BASE &&
 		 WEXITSTATUS(t->status) <= CMC_FAULT_EXIT_BASE + (int)CMC_FAULT_MAX)
 		code = (uint32_t)(WEXITSTATUS(t->status) - CMC_FAULT_EXIT_BASE);
@@ -324,7 +307,7 @@ static void observe_end(struct proc_target *t, struct proc_obs *obs)
 		int mlen = c->len > 8 ? (int)(c->len - 8 < 300 ? c->len - 8 : 300) : 0;
 		fault(obs, PROC_FAULT_HEAP, "preload fault %u%s%.*s", code, mlen ? ": " : "", mlen,
 		      mlen ? (const char *)c->p + 8 : "");
-	} else if (c->len >= 4 && le32(c->p) == CMC_CTL_EXIT_LIVE && !t->signaled &&
+	} else if (c->len >= 4 && proc_le32(c->p) == CMC_CTL_EXIT_LIVE && !t->signaled &&
 		   t->sc->exit_live && exit_live(c, obs) < 0) {
 		fault(obs, PROC_FAULT_PROTOCOL, "malformed exit report on the control fd (%zu bytes)",
 		      c->len);
@@ -340,14 +323,14 @@ static void observe_limit(struct proc_target *t, struct proc_obs *obs)
 	if (!c->sticky_seen)
 		return;
 	const uint8_t *p = c->sticky.p;
-	if (c->sticky.len != CMC_CTL_LIMIT_LEN || le32(p + 4) != CMC_LIMIT_AS) {
+	if (c->sticky.len != CMC_CTL_LIMIT_LEN || proc_le32(p + 4) != CMC_LIMIT_AS) {
 		fault(obs, PROC_FAULT_PROTOCOL, "malformed limit report on the control fd (%zu bytes)",
 		      c->sticky.len);
 		return;
 	}
 	fault(obs, PROC_FAULT_LIMIT, "the address-space limit of %llu bytes (limit as) refused the "
-	      "target a mapping of %llu bytes (%llu already mapped)", (unsigned long long)le64(p + 8),
-	      (unsigned long long)le64(p + 16), (unsigned long long)le64(p + 24));
+	      "target a mapping of %llu bytes (%llu already mapped)", (unsigned long long)proc_le64(p + 8),
+	      (unsigned long long)proc_le64(p + 16), (unsigned long long)proc_le64(p + 24));
 }
 
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,

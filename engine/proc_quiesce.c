@@ -53,11 +53,6 @@ volatile sig_atomic_t proc_interrupted;
 
 /* ---- record channels --------------------------------------------------- */
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 {
 	/* (A zero-length record completes with its header, even when the
@@ -71,11 +66,11 @@ void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 			n -= k;
 			if (c->hdr_got < 8)
 				return;
-			if (le32(c->hdr) != c->magic || le32(c->hdr + 4) > c->max) {
+			if (proc_le32(c->hdr) != c->magic || proc_le32(c->hdr + 4) > c->max) {
 				c->bad = true;
 				return;
 			}
-			c->want = le32(c->hdr + 4);
+			c->want = proc_le32(c->hdr + 4);
 			c->cur.len = 0;
 		}
 		size_t k = c->want - c->cur.len < n ? c->want - c->cur.len : n;
@@ -90,7 +85,7 @@ void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 			c->cur.len = 0;
 			c->hdr_got = 0;
 			c->complete++;
-			if (c->sticky_kind && c->last.len >= 4 && le32(c->last.p) == c->sticky_kind) {
+			if (c->sticky_kind && c->last.len >= 4 && proc_le32(c->last.p) == c->sticky_kind) {
 				proc_buf_set(&c->sticky, c->last.p, c->last.len);
 				c->sticky_seen = true;
 			}

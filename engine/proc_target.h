@@ -133,6 +133,17 @@ extern volatile sig_atomic_t proc_interrupted;
 enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, size_t len,
 				unsigned timeout_ms, double *elapsed_s);
 
+/* Little-endian fields of the records targets write (cmc_region.h). */
+static inline uint32_t proc_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t proc_le64(const uint8_t *p)
+{
+	return proc_le32(p) | (uint64_t)proc_le32(p + 4) << 32;
+}
+
 /* Apply one scenario operation: send its bytes, or for an eof operation
  * close the input (end of file on stdin, the sending side of the tcp
  * connection), then wait as proc_target_step does. */

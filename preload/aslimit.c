@@ -18,12 +18,6 @@
 
 #include "pl.h"
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* Bytes mapped now: the first field of /proc/self/statm, in pages. */
 static uint64_t mapped_bytes(void)
 {
@@ -47,10 +41,11 @@ static void refused(size_t len)
 		uint64_t have = mapped_bytes();
 		if (have + len > r.rlim_cur) {
 			uint8_t rec[CMC_CTL_LIMIT_LEN];
-			put64(rec, (uint64_t)CMC_CTL_LIMIT | (uint64_t)CMC_LIMIT_AS << 32);
-			put64(rec + 8, r.rlim_cur);
-			put64(rec + 16, len);
-			put64(rec + 24, have);
+			pl_put_le32(rec, CMC_CTL_LIMIT);
+			pl_put_le32(rec + 4, CMC_LIMIT_AS);
+			pl_put_le64(rec + 8, r.rlim_cur);
+			pl_put_le64(rec + 16, len);
+			pl_put_le64(rec + 24, have);
 			pl_ctl_send(rec, sizeof rec);
 		}
 	}

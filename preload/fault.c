@@ -58,14 +58,6 @@ static void write_all(int fd, const void *buf, size_t len)
 	}
 }
 
-static void put_le32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
 static int ctl_fd(void)
 {
 	char v[24];
@@ -86,8 +78,8 @@ int pl_ctl_send(const void *payload, size_t len)
 	if (fd < 0 || len > CMC_CTL_MAX)
 		return -1;
 	unsigned char rec[8 + CMC_CTL_MAX];
-	put_le32(rec, CMC_CTL_MAGIC);
-	put_le32(rec + 4, (uint32_t)len);
+	pl_put_le32(rec, CMC_CTL_MAGIC);
+	pl_put_le32(rec + 4, (uint32_t)len);
 	memcpy(rec + 8, payload, len);
 	write_all(fd, rec, 8 + len); /* one write: a pipe keeps <= PIPE_BUF whole */
 	return 0;
@@ -99,8 +91,8 @@ _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m)
 		pl_region->fault = code;
 
 	unsigned char rec[8 + sizeof m->text];
-	put_le32(rec, CMC_CTL_FAULT);
-	put_le32(rec + 4, code);
+	pl_put_le32(rec, CMC_CTL_FAULT);
+	pl_put_le32(rec + 4, code);
 	memcpy(rec + 8, m->text, m->len);
 	pl_ctl_send(rec, 8 + m->len);
 	write_all(2, "cmc-preload: ", 13);

@@ -176,18 +176,6 @@ static int each_object(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 0;
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void report(struct scan *s)
 {
 	uint8_t rec[CMC_EXIT_LIVE_FIXED + CMC_EXIT_LIVE_LIST * CMC_EXIT_LIVE_ENTRY];
@@ -210,21 +198,21 @@ static void report(struct scan *s)
 		}
 		if (listed < CMC_EXIT_LIVE_LIST) {
 			uint8_t *e = rec + CMC_EXIT_LIVE_FIXED + listed * CMC_EXIT_LIVE_ENTRY;
-			put64(e, b->start);
-			put64(e + 8, b->len);
-			put64(e + 16, lost ? CMC_EXIT_LIVE_LOST : 0);
+			pl_put_le64(e, b->start);
+			pl_put_le64(e + 8, b->len);
+			pl_put_le64(e + 16, lost ? CMC_EXIT_LIVE_LOST : 0);
 			listed++;
 		}
 	}
-	put32(rec, CMC_CTL_EXIT_LIVE);
-	put32(rec + 4, s->incomplete ? 0 : CMC_EXIT_LIVE_COMPLETE);
-	put64(rec + 8, nb);
-	put64(rec + 16, bytes);
-	put64(rec + 24, nl);
-	put64(rec + 32, lbytes);
-	put64(rec + 40, nc);
-	put64(rec + 48, cbytes);
-	put32(rec + 56, listed);
+	pl_put_le32(rec, CMC_CTL_EXIT_LIVE);
+	pl_put_le32(rec + 4, s->incomplete ? 0 : CMC_EXIT_LIVE_COMPLETE);
+	pl_put_le64(rec + 8, nb);
+	pl_put_le64(rec + 16, bytes);
+	pl_put_le64(rec + 24, nl);
+	pl_put_le64(rec + 32, lbytes);
+	pl_put_le64(rec + 40, nc);
+	pl_put_le64(rec + 48, cbytes);
+	pl_put_le32(rec + 56, listed);
 	pl_ctl_send(rec, CMC_EXIT_LIVE_FIXED + listed * CMC_EXIT_LIVE_ENTRY);
 }
 

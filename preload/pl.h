@@ -47,6 +47,19 @@ void pl_msg_str(struct pl_msg *m, const char *s);
 void pl_msg_u64(struct pl_msg *m, uint64_t v);
 void pl_msg_hex(struct pl_msg *m, uint64_t v);
 _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m);
+/* Little-endian fields of the records the preload writes (cmc_region.h). */
+static inline void pl_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void pl_put_le64(uint8_t *p, uint64_t v)
+{
+	pl_put_le32(p, (uint32_t)v);
+	pl_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
 /* fault.c: one control record (cmc_region.h section 3) on CMC_CTL_FD:
  * `payload` is kind + body, len <= CMC_CTL_MAX.  -1 when there is no
  * control fd (or len is too long), else 0 (write errors are not reported:

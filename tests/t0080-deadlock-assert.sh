@@ -44,13 +44,6 @@ static const struct cmc_model m = {
 const struct cmc_model *cmc_model_entry(void) { return &m; }
 MODEL
 build() { cc -std=c11 -fPIC -shared -I"$CMC_TOP/engine" "$@" -o "$so" counter.c; }
-first() { # FILE FIELD
-	case $2 in
-	trace) sed 's/"trace": \[/\n/g' "$1" | sed -n '2{s/\].*//;p;q}' ;;
-	*) sed "s/\"$2\": \"/\n/g" "$1" | sed -n '2{s/".*//;p;q}' ;;
-	esac
-}
-
 so=$T/clean.so
 ok "the clean model builds" build -DOK=false
 "$CMC" check --no-store --json "$so" >clean.json 2>clean.err
@@ -61,16 +54,16 @@ so=$T/stuck.so
 ok "the stuck model builds" build -DOK=false -DSTUCK
 "$CMC" check --no-store --json "$so" >stuck.json 2>stuck.err
 is "stuck: a violation (exit 1)" "$?" 1
-is "stuck: the property is deadlock" "$(first stuck.json property)" deadlock
-is "stuck: the shortest trace" "$(first stuck.json trace)" '"Inc", "Inc", "Inc"'
+is "stuck: the property is deadlock" "$(first_violation stuck.json property)" deadlock
+is "stuck: the shortest trace" "$(first_violation stuck.json trace)" '"Inc", "Inc", "Inc"'
 for o in "--dfs" "--jobs 2"; do
 	# shellcheck disable=SC2086
 	"$CMC" check --no-store --json $o "$so" >s.json 2>s.err
-	is "stuck $o: the same property" "$(first s.json property)" deadlock
+	is "stuck $o: the same property" "$(first_violation s.json property)" deadlock
 done
 "$CMC" simulate --json --seed 1 "$so" >sim.json 2>sim.err
 is "stuck: simulate exits 1" "$?" 1
-is "stuck: simulate reports the deadlock" "$(first sim.json property)" deadlock
+is "stuck: simulate reports the deadlock" "$(first_violation sim.json property)" deadlock
 
 so=$T/stuck-ok.so
 ok "the stuck model with deadlock_ok builds" build -DOK=true -DSTUCK
@@ -81,10 +74,10 @@ so=$T/assert.so
 ok "the asserting model builds" build -DOK=false -DASSERT
 "$CMC" check --no-store --json "$so" >assert.json 2>assert.err
 is "assert: a violation (exit 1)" "$?" 1
-is "assert: the property is assert" "$(first assert.json property)" assert
-is "assert: its message is the model's" "$(first assert.json message)" "x reached 2 in Inc"
+is "assert: the property is assert" "$(first_violation assert.json property)" assert
+is "assert: its message is the model's" "$(first_violation assert.json message)" "x reached 2 in Inc"
 # Two steps reach x == 2; the third is the Inc whose assertion failed.
-is "assert: the trace ends in the failing action" "$(first assert.json trace)" '"Inc", "Inc", "Inc"'
+is "assert: the trace ends in the failing action" "$(first_violation assert.json trace)" '"Inc", "Inc", "Inc"'
 "$CMC" check --no-store "$so" >assert.txt 2>&1
 ok "assert: the human report names the property and message" \
 	grep -q 'assert.*x reached 2 in Inc' assert.txt

@@ -18,15 +18,6 @@
 # @inv INV-6 INV-8
 . "$CMC_TOP/tests/test-lib.sh"
 
-# first_violation FILE FIELD: property, message or trace of the first
-# violation in cmc's --json output (one line; sed alone is greedy).
-first_violation() {
-	case $2 in
-	trace) sed 's/"trace": \[/\n/g' "$1" | sed -n '2{s/\].*//;p;q}' ;;
-	*) sed "s/\"$2\": \"/\n/g" "$1" | sed -n '2{s/".*//;p;q}' ;;
-	esac
-}
-
 "$CMC" check alloc-small --no-store --json >small.json 2>small.err
 is "alloc-small: no violation (exit 0)" "$?" 0
 is "alloc-small: 139 distinct states (derived above)" "$(json_get small.json distinct)" 139

@@ -16,15 +16,6 @@
 # @inv INV-3 INV-12 INV-13 INV-15 INV-16
 . "$CMC_TOP/tests/test-lib.sh"
 
-# first_violation FILE FIELD: property, message or trace of the first
-# violation in cmc's --json output (one line; sed alone is greedy).
-first_violation() {
-	case $2 in
-	trace) sed 's/"trace": \[/\n/g' "$1" | sed -n '2{s/\].*//;p;q}' ;;
-	*) sed "s/\"$2\": \"/\n/g" "$1" | sed -n '2{s/".*//;p;q}' ;;
-	esac
-}
-
 SCN=$CMC_TOP/share/examples/heapbugs
 export CMC_BIN="$CMC_TOP/$B"
 

@@ -14,20 +14,13 @@
 export CMC_BIN="$CMC_TOP/$B"
 SCN=$CMC_TOP/share/examples/heapbugs/leak.scn
 
-first() { # FILE FIELD: of the first violation in --json output
-	case $2 in
-	trace) sed 's/"trace": \[/\n/g' "$1" | sed -n '2{s/\].*//;p;q}' ;;
-	*) sed "s/\"$2\": \"/\n/g" "$1" | sed -n '2{s/".*//;p;q}' ;;
-	esac
-}
-
 for ex in replay fork; do
 	"$CMC" check --exec $ex --no-store --json "$SCN" >leak-$ex.json 2>leak-$ex.err
 	is "leak ($ex): a violation (exit 1)" "$?" 1
-	is "leak ($ex): reported as property leak" "$(first leak-$ex.json property)" leak
+	is "leak ($ex): reported as property leak" "$(first_violation leak-$ex.json property)" leak
 	is "leak ($ex): the shortest trace drops the first buffer" \
-		"$(first leak-$ex.json trace)" '"OPEN 1", "OPEN 2", "QUIT"'
-	msg=$(first leak-$ex.json message)
+		"$(first_violation leak-$ex.json trace)" '"OPEN 1", "OPEN 2", "QUIT"'
+	msg=$(first_violation leak-$ex.json message)
 	case $msg in
 	"INV-23: 1 block(s), 64 byte(s) unreachable (lost)"*) _report 0 "leak ($ex): one 64-byte block lost" ;;
 	*) _report 1 "leak ($ex): one 64-byte block lost"; echo "#   got: $msg" ;;
@@ -43,10 +36,10 @@ is "one OPEN: the whole space explored" "$(json_get one.json complete)" true
 sed 's/^property leak$/property leak reachable/' "$SCN" >reach.scn
 "$CMC" check --no-store --json reach.scn >reach.json 2>reach.err
 is "leak reachable: a violation" "$?" 1
-is "leak reachable: the global's block counts at the first exit" "$(first reach.json trace)" '"QUIT"'
-case $(first reach.json message) in
+is "leak reachable: the global's block counts at the first exit" "$(first_violation reach.json trace)" '"QUIT"'
+case $(first_violation reach.json message) in
 *"1 block(s), 32 byte(s) still live"*) _report 0 "leak reachable: the 32-byte start-up block" ;;
-*) _report 1 "leak reachable: the 32-byte start-up block"; first reach.json message | sed 's/^/#   /' ;;
+*) _report 1 "leak reachable: the 32-byte start-up block"; first_violation reach.json message | sed 's/^/#   /' ;;
 esac
 
 # A stdio target: at exit the C library still holds its stdin and stdout
@@ -62,7 +55,7 @@ printf '%s\n' "target $H" 'op "push 1" "push\n" once' 'op "drop" "drop\n" once' 
 	'op "quit" "quit\n" once' 'property leak' >drop.scn
 "$CMC" check --no-store --json drop.scn >drop.json 2>drop.err
 is "stdio target, drop: a violation" "$?" 1
-is "stdio target, drop: the shortest trace" "$(first drop.json trace)" '"push 1", "drop", "quit"'
+is "stdio target, drop: the shortest trace" "$(first_violation drop.json trace)" '"push 1", "drop", "quit"'
 
 # Bad scenario lines name file:line.
 printf '%s\n' "target $CMC_BIN/examples/kv" 'op "A" "A\n"' 'property leak often' >bad.scn

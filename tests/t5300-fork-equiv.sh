@@ -13,10 +13,6 @@
 SHARE=$CMC_TOP/share/examples
 PT=$CMC_TOP/$B/tests-helpers/proctarget
 
-# json without the fields that measure time or memory
-strip() {
-	sed -e 's/"elapsed_s": [^,]*, //; s/"states_per_s": [^,]*, //; s/"transitions_per_s": [^,]*, //; s/, "first_s": [0-9.]*//g' "$1"
-}
 both() { # NAME SCN ARGS...: run under both executors, compare
 	name=$1 scn=$2
 	shift 2
@@ -25,8 +21,8 @@ both() { # NAME SCN ARGS...: run under both executors, compare
 	CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 1 --exec fork "$@" "$scn" >"$name.f.json" 2>"$name.f.err"
 	rf=$?
 	is "$name: same exit status under fork and replay ($rr)" "$rf" "$rr"
-	strip "$name.r.json" >"$name.r.cmp"
-	strip "$name.f.json" >"$name.f.cmp"
+	json_untimed "$name.r.json" >"$name.r.cmp"
+	json_untimed "$name.f.json" >"$name.f.cmp"
 	ok "$name: identical --json under fork and replay" diff "$name.r.cmp" "$name.f.cmp"
 }
 
@@ -63,8 +59,8 @@ printf 'target %s\nop a "alloc 48\\n"\nop inc "inc\\n"\nraw heap\nraw symbol cou
 "$CMC" check --no-store --json --jobs 1 --exec replay small.scn >small.r.json 2>/dev/null
 CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 1 --exec fork --set snapshots=3 small.scn \
 	>small.f.json 2>small.f.err
-strip small.r.json >small.r.cmp
-strip small.f.json >small.f.cmp
+json_untimed small.r.json >small.r.cmp
+json_untimed small.f.json >small.f.cmp
 ok "a pool of 3 snapshots: identical --json" diff small.r.cmp small.f.cmp
 ok "a pool of 3 snapshots: evicted states are re-created by replaying from an ancestor" \
 	grep -q "ops ([1-9][0-9]* replayed)" small.f.err
@@ -86,8 +82,8 @@ for scn in "$SHARE/list/list.scn" "$SHARE/list/list-bug.scn" "$SHARE/kv/kv.scn";
 	"$CMC" check --no-store --json --hash both --exec fork --jobs 1 "$scn" >"$base.j1.json" 2>/dev/null
 	"$CMC" check --no-store --json --hash both --exec fork --jobs 2 "$scn" >"$base.j2.json" 2>/dev/null
 	# frontier_max is how the engine scheduled the work, not a result
-	strip "$base.j1.json" | sed -e 's/"frontier_max": [0-9]*, //' >"$base.j1.cmp"
-	strip "$base.j2.json" | sed -e 's/"frontier_max": [0-9]*, //' >"$base.j2.cmp"
+	json_untimed "$base.j1.json" | sed -e 's/"frontier_max": [0-9]*, //' >"$base.j1.cmp"
+	json_untimed "$base.j2.json" | sed -e 's/"frontier_max": [0-9]*, //' >"$base.j2.cmp"
 	ok "$base: identical --json under fork with --jobs 1 and --jobs 2" diff "$base.j1.cmp" "$base.j2.cmp"
 done
 

@@ -12,14 +12,6 @@
 # eof; `eof repeat` is refused with file:line.
 . "$(dirname "$0")/test-lib.sh"
 EX=$CMC_TOP/$B/examples
-strip() { sed -e 's/"elapsed_s": [^,]*, //; s/"states_per_s": [^,]*, //; s/"transitions_per_s": [^,]*, //; s/, "first_s": [0-9.]*//g' "$1"; }
-first() { # FILE FIELD: of the first violation
-	case $2 in
-	trace) sed 's/"trace": \[/\n/g' "$1" | sed -n '2{s/\].*//;p;q}' ;;
-	*) sed "s/\"$2\": \"/\n/g" "$1" | sed -n '2{s/".*//;p;q}' ;;
-	esac
-}
-
 printf '%s\n' "target $EX/kv" 'op "SET a" "SET a 1\n" once' 'op "SET b" "SET b 2\n" once' \
 	'op EOF eof' 'property exit 0' 'property leak' >kv.scn
 for ex in replay fork; do
@@ -31,14 +23,14 @@ ok "kv: the whole space explored" test "$(json_get kv-replay.json complete)" = t
 # states merge by how they ended and which ops were applied.
 n=$(json_get kv-replay.json distinct)
 ok "kv: more states than the inputs alone ($n)" test "${n:-0}" -gt 5
-strip kv-replay.json >kv-r.cmp
-strip kv-fork.json >kv-f.cmp
+json_untimed kv-replay.json >kv-r.cmp
+json_untimed kv-fork.json >kv-f.cmp
 ok "kv: identical --json under fork and replay" diff kv-r.cmp kv-f.cmp
 
 sed 's/^property leak$/property leak reachable/' kv.scn >kv-reach.scn
 "$CMC" check --no-store --json kv-reach.scn >reach.json 2>reach.err
 is "kv, leak reachable: a violation" "$?" 1
-is "kv, leak reachable: the shortest trace ends in EOF" "$(first reach.json trace)" '"SET a", "EOF"'
+is "kv, leak reachable: the shortest trace ends in EOF" "$(first_violation reach.json trace)" '"SET a", "EOF"'
 ok "kv, leak reachable: names the live blocks at exit" grep -q 'still live when the target exited after EOF' reach.json
 
 # Exit status at end of input: kv exits 0, so `property exit 3` fails at
@@ -46,7 +38,7 @@ ok "kv, leak reachable: names the live blocks at exit" grep -q 'still live when 
 sed 's/^property exit 0$/property exit 3/' kv.scn >kv-exit.scn
 "$CMC" check --no-store --json kv-exit.scn >exit.json 2>exit.err
 is "kv, exit 3: a violation" "$?" 1
-is "kv, exit 3: at the first end of input" "$(first exit.json trace)" '"EOF"'
+is "kv, exit 3: at the first end of input" "$(first_violation exit.json trace)" '"EOF"'
 
 # Replay of a trace that ends in eof, twice, agrees.
 "$CMC" replay kv.scn "SET a" EOF >rp.out 2>&1
@@ -61,8 +53,8 @@ if [ -x "$EX/list-emit" ]; then
 		timeout 60 "$CMC" check --exec $ex --jobs 1 --no-store --json list.scn >list-$ex.json 2>list-$ex.err
 		is "list over tcp ($ex): exits 0 after the connection closes" "$?" 0
 	done
-	strip list-replay.json >l-r.cmp
-	strip list-fork.json >l-f.cmp
+	json_untimed list-replay.json >l-r.cmp
+	json_untimed list-fork.json >l-f.cmp
 	ok "list: identical --json under fork and replay" diff l-r.cmp l-f.cmp
 else
 	skip "list over tcp" "$B/examples/list-emit is not built"

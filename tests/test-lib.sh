@@ -30,4 +30,19 @@ is() {
 skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 # json_get FILE KEY — a top-level scalar from cmc's --json output.
 json_get() { sed -n "s/.*\"$2\": *\([^,}]*\).*/\1/p" "$1" | head -n 1 | tr -d '"'; }
+# first_violation FILE FIELD — property, message or trace of the first
+# violation in cmc's --json output (one line; sed alone is greedy).
+first_violation() {
+	case $2 in
+	trace) sed 's/"trace": \[/\n/g' "$1" | sed -n '2{s/\].*//;p;q}' ;;
+	*) sed "s/\"$2\": \"/\n/g" "$1" | sed -n '2{s/".*//;p;q}' ;;
+	esac
+}
+# json_untimed FILE — cmc's --json output without the figures that depend on
+# the clock (elapsed_s, states_per_s, transitions_per_s, levels' first_s),
+# for comparing two runs that must agree on everything else.
+json_untimed() {
+	sed -e 's/"elapsed_s": [^,]*, //; s/"states_per_s": [^,]*, //; s/"transitions_per_s": [^,]*, //' \
+		-e 's/, "first_s": [0-9.]*//g' "$1"
+}
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }

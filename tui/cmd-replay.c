@@ -70,6 +70,13 @@ struct recorded {
 	bool *has;
 };
 
+static void recorded_free(struct recorded *r)
+{
+	free(r->raw);
+	free(r->canon);
+	free(r->has);
+}
+
 /* One label per line; a tab then 32 hex digits records its fingerprint; two
  * more tab-separated fingerprints record its raw and canonical ones (as
  * `cmc replay --json` prints them; zeros: none). */
@@ -150,9 +157,7 @@ static int replay_exec(int argc, char **argv)
 	struct recorded rec = {NULL, NULL, NULL};
 	if (file && read_trace_file(file, t, &rec) < 0) {
 		eng_trace_free(t);
-		free(rec.raw);
-		free(rec.canon);
-		free(rec.has);
+		recorded_free(&rec);
 		return TUI_EXIT_USAGE;
 	}
 	size_t nrec = t->len; /* steps the file gave (rec covers those) */
@@ -174,9 +179,7 @@ static int replay_exec(int argc, char **argv)
 	if (!fe) {
 		fprintf(stderr, "cmc replay: %s\n", err);
 		eng_trace_free(t);
-		free(rec.raw);
-		free(rec.canon);
-		free(rec.has);
+		recorded_free(&rec);
 		return TUI_EXIT_USAGE;
 	}
 
@@ -279,9 +282,7 @@ static int replay_exec(int argc, char **argv)
 	free(r1.st);
 	free(r2.st);
 	free(fps2);
-	free(rec.raw);
-	free(rec.canon);
-	free(rec.has);
+	recorded_free(&rec);
 	eng_trace_free(t);
 	fe->ops->destroy(fe);
 	return diverged == SIZE_MAX ? TUI_EXIT_OK : TUI_EXIT_VIOLATION;
