@@ -220,14 +220,36 @@ typedef struct eng_state_info {
 	bool bad;                  /* a property fails here */
 } eng_state_info;
 
+/* One transition as on_edges() reports it. */
+typedef struct eng_edge {
+	uint32_t to;
+	bool new_state;            /* `to` was discovered by this transition */
+	const char *label;
+	const eng_obs *obs;        /* may be NULL */
+} eng_edge;
+
 /*
  * Listeners: every callback may be NULL.  They run on the search thread;
  * they must not call back into the search except eng_search_stop().
+ *
+ * Transitions come one call each through on_transition(), right after the
+ * on_state() of the state they discover, or, to a listener that sets
+ * on_edges() instead, several at once: consecutive transitions out of one
+ * state, in the order generated, after the on_state() calls of the states
+ * they discover and before the state is expanded again or the search
+ * returns.  One expansion may arrive in several calls.  Per-transition
+ * calls cost a listener that does little per call more than its own work.
+ *
+ * A label pointer a listener is given (eng_state_info.label, on_edges(),
+ * on_transition()) keeps its text until the search is freed: listeners may
+ * key what they know of a label by the pointer.  Different pointers may
+ * still hold the same text.
  */
 typedef struct eng_listener {
 	void (*on_state)(void *ctx, const eng_state_info *s);
 	void (*on_transition)(void *ctx, uint32_t from, uint32_t to, const char *label,
 			      const eng_obs *obs, bool new_state);
+	void (*on_edges)(void *ctx, uint32_t from, const eng_edge *e, size_t n);
 	void (*on_violation)(void *ctx, const eng_violation *v);
 	void (*on_progress)(void *ctx, const eng_stats *st);
 	void (*on_done)(void *ctx, const eng_stats *st);

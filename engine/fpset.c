@@ -102,6 +102,21 @@ static uint32_t tag_of(eng_fp fp)
 
 static size_t index_bytes(uint64_t cap) { return (size_t)cap * sizeof(uint32_t); }
 
+/*
+ * A zeroed index written at once.  calloc's fresh pages are the shared zero
+ * page until written, and the rebuild reads each slot before it writes it:
+ * two faults per page, the second of which replaces a mapping and so, once
+ * the process has a second thread (the store's writer), interrupts that
+ * thread's core to flush its TLB.  Writing the zeros maps each page once.
+ */
+static uint32_t *index_new(uint64_t cap)
+{
+	uint32_t *p = malloc(index_bytes(cap));
+	if (p)
+		memset(p, 0, index_bytes(cap));
+	return p;
+}
+
 fpset *fpset_new(size_t mem_limit)
 {
 	fpset *s = calloc(1, sizeof *s);
@@ -109,7 +124,7 @@ fpset *fpset_new(size_t mem_limit)
 		return NULL;
 	s->mem_limit = mem_limit;
 	s->cap = 1024;
-	s->slot = calloc(s->cap, sizeof *s->slot);
+	s->slot = index_new(s->cap);
 	if (!s->slot) {
 		free(s);
 		return NULL;
@@ -156,10 +171,10 @@ static bool grow_index(fpset *s)
 	/* The index is rebuilt from the records, so the old one can go first:
 	 * the two never coexist and the peak stays at the new one's size. */
 	free(s->slot);
-	uint32_t *ns = calloc(ncap, sizeof *ns);
+	uint32_t *ns = index_new(ncap);
 	if (!ns) { /* keep the set usable at its old size, and say it is full */
 		ncap = s->cap;
-		ns = calloc(ncap, sizeof *ns);
+		ns = index_new(ncap);
 		if (!ns)
 			eng_die_oom(s->count);
 	}

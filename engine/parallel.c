@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "search_int.h"
+#include "labels.h"
 #include "util.h"
 
 #define CHUNK_MIN 4
@@ -36,7 +37,7 @@
 
 /*
  * One serialised successor.  The state's bytes follow the header (16-byte
- * aligned, as frontends expect), then the label; when has_ext, a struct
+ * aligned, as frontends expect); when has_ext, a struct
  * xext and its strings and observation bytes follow.  Plain successors (a
  * model's) are header + state + label, about one cache line: the records
  * cross from a worker's core to the admitting one, and that traffic is what
@@ -47,7 +48,7 @@ struct __attribute__((aligned(16))) xrec {
 	uint32_t size;          /* whole record, padded to 16 */
 	uint32_t pre;           /* id found by lookup(), or NONE32 */
 	uint32_t dups_before;   /* duplicates compact() dropped just before it */
-	uint32_t label_len;     /* NONE32: NULL */
+	const char *label;      /* interned in the worker's table */
 	uint32_t state_len;
 	uint8_t has_state, terminal, has_ext;
 };
@@ -97,11 +98,15 @@ struct eng_pool {
 	bool quit;
 	bool drop_dups;         /* no listener wants transitions */
 	struct wbuf *scratch;   /* per thread */
+	/* per thread; the search's listeners see these copies, so they live
+	 * as long as the search (the pool is freed with it) */
+	eng_labels **labels;
 };
 
 struct xctx {
 	struct eng_pool *p;
 	struct wbuf *sl;
+	eng_labels *labels;
 };
 
 static void put(struct wbuf *sl, const void *p, size_t n)
@@ -138,11 +143,11 @@ static bool x_cb(void *ctx, const eng_succ *x)
 	struct xctx *c = ctx;
 	struct wbuf *sl = c->sl;
 	size_t at = sl->len;
-	struct xrec r = {x->fp, 0, NONE32, 0, NONE32, NONE32, x->state != NULL, x->terminal, 0};
+	struct xrec r = {x->fp,	     0,	       NONE32, 0, eng_labels_intern(c->labels, x->label),
+			 NONE32, x->state != NULL, x->terminal, 0};
 	put(sl, &r, sizeof r);
 	if (x->state)
 		r.state_len = put_bytes(sl, x->state, x->state_len);
-	r.label_len = put_str(sl, x->label);
 	if (x->property || x->violation || x->obs) {
 		struct xext e;
 		memset(&e, 0, sizeof e);
@@ -247,7 +252,7 @@ static void expand_slots(struct eng_pool *p, unsigned w)
 		scr->len = 0;
 		for (size_t i = a; i < b; i++) {
 			struct slot *sl = &p->slots[i];
-			struct xctx c = {p, scr};
+			struct xctx c = {p, scr, p->labels[w]};
 			sl->scr_off = scr->len;
 			sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
 			sl->scr_len = scr->len - sl->scr_off;
@@ -310,9 +315,12 @@ int eng__pool_start(eng_search *s)
 	}
 	p->chunk = CHUNK_MIN * p->n;
 	p->scratch = eng_xcalloc(p->n, sizeof *p->scratch);
+	p->labels = eng_xcalloc(p->n, sizeof *p->labels);
+	for (unsigned w = 0; w < p->n; w++)
+		p->labels[w] = eng_labels_new();
 	p->drop_dups = true;
 	for (size_t i = 0; i < s->nls; i++)
-		if (s->ls[i].on_transition)
+		if (s->ls[i].on_transition || s->ls[i].on_edges)
 			p->drop_dups = false;
 	s->pool = p;
 	return 0;
@@ -340,6 +348,9 @@ void eng__pool_free(eng_search *s)
 	for (unsigned w = 0; w < p->n; w++)
 		free(p->scratch[w].buf);
 	free(p->scratch);
+	for (unsigned w = 0; w < p->n; w++)
+		eng_labels_free(p->labels[w]);
+	free(p->labels);
 	free(p->fe);
 	free(p->th);
 	free(p);
@@ -396,7 +407,7 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		x.fp = r.fp;
 		x.state = r.has_state ? bytes_at(&v, r.state_len) : NULL;
 		x.state_len = r.has_state ? r.state_len : 0;
-		x.label = str_at(&v, r.label_len);
+		x.label = r.label;
 		x.terminal = r.terminal;
 		if (r.has_ext) {
 			struct xext e;
@@ -426,6 +437,7 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		go = eng__admit(s, &x, sl->id, sl->depth + 1, r.pre);
 		q += r.size;
 	}
+	eng__edges_flush(s); /* their labels are in the slot's buffer */
 	if (go)
 		count_dups(s, sl->dups_tail);
 	if (sl->nsucc == 0 && s->o.check_deadlock && !s->fe->deadlock_ok)

@@ -44,6 +44,7 @@ eng_search *eng_search_new(eng_frontend *fe, const eng_opts *o)
 	if (!s->set)
 		eng_die("out of memory creating the visited set");
 	s->q = eng_queue_new(s->o.order == ENG_DFS);
+	s->labels = eng_labels_new();
 	return s;
 }
 
@@ -62,6 +63,8 @@ void eng_search_free(eng_search *s)
 	}
 	free(s->pend);
 	free(s->arena);
+	free(s->edges);
+	eng_labels_free(s->labels);
 	eng__pool_free(s);
 	free(s);
 }
@@ -70,6 +73,8 @@ void eng_search_listen(eng_search *s, const eng_listener *l)
 {
 	if (s->nls < MAX_LISTENERS)
 		s->ls[s->nls++] = *l;
+	if (l->on_edges)
+		s->want_edges = true;
 }
 
 void eng_search_stop(eng_search *s) { s->stop = 1; }
@@ -222,8 +227,31 @@ static void count_obs(eng_search *s, const eng_obs *obs)
  * state's id when a lookup already found it (parallel.c), else
  * ENG_NO_STATE.
  */
+void eng__edges_flush(eng_search *s)
+{
+	if (!s->nedges)
+		return;
+	for (size_t i = 0; i < s->nls; i++)
+		if (s->ls[i].on_edges)
+			s->ls[i].on_edges(s->ls[i].ctx, s->edges_from, s->edges, s->nedges);
+	s->nedges = 0;
+}
+
+static void edge_add(eng_search *s, uint32_t from, uint32_t to, const eng_succ *x, bool fresh)
+{
+	if (s->nedges == s->edges_cap) {
+		s->edges_cap = s->edges_cap ? 2 * s->edges_cap : BATCH;
+		s->edges = eng_xrealloc(s->edges, s->edges_cap * sizeof *s->edges);
+	}
+	s->edges[s->nedges++] = (eng_edge){to, fresh, x->label, x->obs};
+}
+
 bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known)
 {
+	/* edges out of another state go first: on_edges() sees them before
+	 * the states this expansion discovers */
+	if (s->nedges && from != s->edges_from)
+		eng__edges_flush(s);
 	s->st.generated++;
 	if (from != ENG_NO_STATE)
 		s->st.transitions++;
@@ -283,10 +311,15 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 		if (expand)
 			eng_queue_push(s->q, id, depth, x->state, x->state_len);
 	}
-	if (from != ENG_NO_STATE)
+	if (from != ENG_NO_STATE) {
 		for (size_t i = 0; i < s->nls; i++)
 			if (s->ls[i].on_transition)
 				s->ls[i].on_transition(s->ls[i].ctx, from, id, x->label, x->obs, fresh);
+		if (s->want_edges) {
+			s->edges_from = from;
+			edge_add(s, from, id, x, fresh);
+		}
+	}
 	/* Without --keep-going the search ends at its first violation, as TLC's
 	 * does: nothing after it is admitted. */
 	return s->o.keep_going || s->npend == 0;
@@ -296,15 +329,16 @@ static bool init_cb(void *ctx, const eng_succ *x)
 {
 	eng_search *s = ctx;
 	s->cur_succ++;
-	return eng__admit(s, x, ENG_NO_STATE, 1, ENG_NO_STATE);
+	eng_succ y = *x;
+	y.label = eng_labels_intern(s->labels, x->label);
+	return eng__admit(s, &y, ENG_NO_STATE, 1, ENG_NO_STATE);
 }
 
 /* States are handed to frontends at 16-byte aligned addresses (a model's
- * state is a C struct); labels need none. */
-static size_t arena_put(eng_search *s, const void *p, size_t n, bool align)
+ * state is a C struct). */
+static size_t arena_put(eng_search *s, const void *p, size_t n)
 {
-	if (align)
-		s->arena_len = (s->arena_len + 15) & ~(size_t)15;
+	s->arena_len = (s->arena_len + 15) & ~(size_t)15;
 	if (s->arena_len + n > s->arena_cap) {
 		s->arena_cap = (s->arena_len + n) * 2 + 4096;
 		s->arena = eng_xrealloc(s->arena, s->arena_cap);
@@ -335,10 +369,11 @@ static bool flush_batch(eng_search *s)
 		x.fp = b->fp;
 		x.state = s->arena + b->off;
 		x.state_len = b->len;
-		x.label = b->label_off == SIZE_MAX ? NULL : (const char *)s->arena + b->label_off;
+		x.label = b->label;
 		x.terminal = b->terminal;
 		go = eng__admit(s, &x, b->from, b->depth, ENG_NO_STATE);
 	}
+	eng__edges_flush(s); /* their labels are in the arena */
 	s->arena_len = 0;
 	return go;
 }
@@ -352,15 +387,19 @@ static bool succ_cb(void *ctx, const eng_succ *x)
 	if (x->obs || x->property || x->violation || !x->state) {
 		if (!flush_batch(s))
 			return false;
-		return eng__admit(s, x, s->cur_id, s->cur_depth + 1, ENG_NO_STATE);
+		eng_succ y = *x;
+		y.label = eng_labels_intern(s->labels, x->label);
+		bool go = eng__admit(s, &y, s->cur_id, s->cur_depth + 1, ENG_NO_STATE);
+		eng__edges_flush(s); /* y.obs is the frontend's, valid until we return */
+		return go;
 	}
 	struct batched *b = &s->batch[s->nbatch++];
 	b->fp = x->fp;
 	b->from = s->cur_id;
 	b->depth = s->cur_depth + 1;
 	b->len = x->state_len;
-	b->off = arena_put(s, x->state, x->state_len, true);
-	b->label_off = x->label ? arena_put(s, x->label, strlen(x->label) + 1, false) : SIZE_MAX;
+	b->off = arena_put(s, x->state, x->state_len);
+	b->label = eng_labels_intern(s->labels, x->label);
 	b->terminal = x->terminal;
 	if (s->nbatch == BATCH)
 		return flush_batch(s);

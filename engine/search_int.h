@@ -10,6 +10,7 @@
 
 #include "cmc.h"
 #include "fpset.h"
+#include "labels.h"
 #include "queue.h"
 
 #define MAX_LISTENERS 8
@@ -36,7 +37,7 @@ struct batched {
 	eng_fp fp;
 	uint32_t from, depth;
 	size_t off, len;      /* state bytes in arena */
-	size_t label_off;     /* label in arena; SIZE_MAX: NULL */
+	const char *label;    /* interned (search.labels) */
 	bool terminal;
 	bool deadlock;        /* not a successor: `from` has none (a marker
 			       * that keeps the report order of a sequential
@@ -74,9 +75,20 @@ struct eng_search {
 	size_t arena_len, arena_cap;
 
 	struct eng_pool *pool;  /* worker threads when o.jobs > 1 */
+	eng_labels *labels;     /* this thread's copies of labels (labels.h) */
+
+	/* Transitions out of edges_from waiting for the on_edges() listeners
+	 * (want_edges: there is one).  Their labels and observations point
+	 * into the batch's arena or a worker's buffer: delivered before
+	 * either is reused (eng__edges_flush()). */
+	bool want_edges;
+	uint32_t edges_from;
+	eng_edge *edges;
+	size_t nedges, edges_cap;
 };
 
 /* search.c */
+void eng__edges_flush(eng_search *s);
 bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known);
 void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
 		      const char *property, const char *message);

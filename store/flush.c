@@ -1,11 +1,12 @@
 /*
- * flush.c — the background writer: full blocks and commit points go from
- * the search thread into a short queue, and one writer thread puts them
- * into SQLite in order (block inserts, the per-level and per-operation
- * counters, the run's progress row, COMMIT and BEGIN).  The search thread
- * only encodes records; the SQLite work and the page writes run on the
- * other core.  The queue is bounded, so a writer that falls behind slows
- * the search down instead of growing memory.
+ * flush.c — the background writer: buffers of hand-over entries (raw.h)
+ * and commit points go from the search thread into a short queue, and one
+ * writer thread applies them in order (raw.c builds and inserts the
+ * blocks; here the per-level and per-operation counters, the run's
+ * progress row, COMMIT and BEGIN).  The search thread only copies what the
+ * engine reports; encoding, SQLite and the page writes run on the other
+ * core.  The queue is bounded, so a writer that falls behind slows the
+ * search down instead of growing memory.
  *
  * The connection is shared: SQLite's serialized threading mode (checked at
  * start; without it jobs run inline) lets the search thread still insert
@@ -17,19 +18,25 @@
 #include <string.h>
 
 #include "internal.h"
+#include "raw.h"
 #include "util.h"
 
-static void job_free(struct store_job *j)
+static void job_free(store *st, struct store_job *j)
 {
-	free(j->buf.p);
-	free(j->lvl_count);
-	free(j->lvl_first);
-	free(j->taken);
+	if (j->buf.p) {
+		pthread_mutex_lock(&st->mu);
+		if (st->nspare < STORE_SPARE && j->buf.cap >= STORE_RAW_BYTES) {
+			j->buf.len = 0;
+			st->spare[st->nspare++] = j->buf;
+			j->buf.p = NULL;
+		}
+		pthread_mutex_unlock(&st->mu);
+		free(j->buf.p);
+	}
 	free(j);
 }
 
-/* Runs on the writer thread (or inline).  Errors mark the store failed. */
-static void job_fail(store *st, const char *what)
+void store_writer_fail(store *st, const char *what)
 {
 	pthread_mutex_lock(&st->mu);
 	if (!st->failed) {
@@ -41,63 +48,49 @@ static void job_fail(store *st, const char *what)
 		eng_search_stop(st->stop);
 }
 
-static bool step(store *st, enum store_q q, sqlite3_stmt *s, const char *what)
+static bool step(store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		job_fail(st, what); /* before the reset, which may clear errno */
+		store_writer_fail(st, what); /* before the reset, which may clear errno */
 		store_q_done(s);
 		return false;
 	}
 	store_q_done(s);
-	(void)q;
 	return true;
 }
 
+/* Runs on the writer thread (or inline).  Errors mark the store failed. */
 static void run_job(store *st, struct store_job *j)
 {
 	sqlite3_stmt *s;
 	switch (j->kind) {
-	case J_STATES:
-		s = st->q[Q_SBLOCK_INSERT];
-		sqlite3_bind_int64(s, 1, j->run);
-		sqlite3_bind_int64(s, 2, j->first);
-		sqlite3_bind_int64(s, 3, j->count);
-		sqlite3_bind_blob64(s, 4, j->buf.p, j->buf.len, SQLITE_STATIC);
-		step(st, Q_SBLOCK_INSERT, s, "write states");
-		break;
-	case J_EDGES:
-		s = st->q[Q_EBLOCK_INSERT];
-		sqlite3_bind_int64(s, 1, j->run);
-		sqlite3_bind_int64(s, 2, j->seq);
-		sqlite3_bind_int64(s, 3, j->first);
-		sqlite3_bind_int64(s, 4, j->max);
-		sqlite3_bind_int64(s, 5, j->count);
-		sqlite3_bind_int64(s, 6, (sqlite3_int64)j->edges);
-		sqlite3_bind_blob64(s, 7, j->buf.p, j->buf.len, SQLITE_STATIC);
-		if (step(st, Q_EBLOCK_INSERT, s, "write transitions"))
-			store_pred_add_block(st, j->buf.p, j->buf.len);
+	case J_RAW:
+		if (!store_raw_apply(st, j->buf.p, j->buf.len) && !st->failed)
+			store_writer_fail(st, "a damaged hand-over entry (a bug in cmc)");
 		break;
 	case J_COMMIT:
-		for (size_t d = 0; d < j->nlvl; d++) {
-			if (!j->lvl_count[d])
+		if (!store_raw_flush(st))
+			return;
+		for (size_t d = 0; d < st->nlvl; d++) {
+			if (!st->lvl_count[d])
 				continue;
 			s = st->q[Q_LEVEL_PUT];
 			sqlite3_bind_int64(s, 1, j->run);
 			sqlite3_bind_int64(s, 2, (sqlite3_int64)d);
-			sqlite3_bind_int64(s, 3, (sqlite3_int64)j->lvl_count[d]);
-			sqlite3_bind_int64(s, 4, j->lvl_first[d]);
-			if (!step(st, Q_LEVEL_PUT, s, "write levels"))
+			sqlite3_bind_int64(s, 3, (sqlite3_int64)st->lvl_count[d]);
+			sqlite3_bind_int64(s, 4, st->lvl_first[d]);
+			if (!step(st, s, "write levels"))
 				return;
 		}
-		for (size_t l = 0; l < j->ntaken; l++) {
-			if (!j->taken[l])
+		for (size_t l = 0; l < st->ntaken; l++) {
+			if (!st->taken[l])
 				continue;
 			s = st->q[Q_RUN_ACTION];
 			sqlite3_bind_int64(s, 1, j->run);
 			sqlite3_bind_int64(s, 2, (sqlite3_int64)l);
-			sqlite3_bind_int64(s, 3, (sqlite3_int64)j->taken[l]);
-			if (!step(st, Q_RUN_ACTION, s, "write operation counts"))
+			sqlite3_bind_int64(s, 3, (sqlite3_int64)st->taken[l]);
+			if (!step(st, s, "write operation counts"))
 				return;
 		}
 		s = st->q[Q_RUN_PROGRESS];
@@ -115,16 +108,16 @@ static void run_job(store *st, struct store_job *j)
 			sqlite3_bind_double(s, 10, t->elapsed_s);
 		}
 		sqlite3_bind_int64(s, 11, j->next_id);
-		sqlite3_bind_int64(s, 12, (sqlite3_int64)j->stored_tr);
-		if (!step(st, Q_RUN_PROGRESS, s, "record progress"))
+		sqlite3_bind_int64(s, 12, (sqlite3_int64)store_raw_transitions(st));
+		if (!step(st, s, "record progress"))
 			return;
 		if (!store_pred_flush(st, j->run)) {
-			job_fail(st, "write the predecessor index");
+			store_writer_fail(st, "write the predecessor index");
 			return;
 		}
-		if (!step(st, Q_COMMIT, st->q[Q_COMMIT], "commit"))
+		if (!step(st, st->q[Q_COMMIT], "commit"))
 			return;
-		step(st, Q_BEGIN, st->q[Q_BEGIN], "begin");
+		step(st, st->q[Q_BEGIN], "begin");
 		break;
 	}
 }
@@ -132,6 +125,7 @@ static void run_job(store *st, struct store_job *j)
 static void *writer_main(void *arg)
 {
 	store *st = arg;
+	pthread_setname_np(pthread_self(), "cmc-store"); /* as top -H shows it */
 	pthread_mutex_lock(&st->mu);
 	for (;;) {
 		while (!st->qn && !st->quit)
@@ -146,7 +140,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&st->mu);
 		if (!__atomic_load_n(&st->failed, __ATOMIC_ACQUIRE))
 			run_job(st, j);
-		job_free(j);
+		job_free(st, j);
 		pthread_mutex_lock(&st->mu);
 		st->busy = false;
 		pthread_cond_broadcast(&st->cv_space);
@@ -179,7 +173,7 @@ void store_flush_push(store *st, struct store_job *j)
 	if (!st->thread_on) {
 		if (!__atomic_load_n(&st->failed, __ATOMIC_ACQUIRE))
 			run_job(st, j);
-		job_free(j);
+		job_free(st, j);
 		return;
 	}
 	pthread_mutex_lock(&st->mu);
@@ -187,7 +181,10 @@ void store_flush_push(store *st, struct store_job *j)
 		pthread_cond_wait(&st->cv_space, &st->mu);
 	st->queue[(st->qhead + st->qn) % STORE_QUEUE] = j;
 	st->qn++;
-	pthread_cond_signal(&st->cv_work);
+	/* A wake-up costs a futex call here and a reschedule there: the writer
+	 * is woken for a handful of blocks at a time, or for a commit point. */
+	if (st->qn >= STORE_WAKE || j->kind == J_COMMIT)
+		pthread_cond_signal(&st->cv_work);
 	pthread_mutex_unlock(&st->mu);
 }
 
@@ -196,6 +193,8 @@ void store_flush_wait(store *st)
 	if (!st->thread_on)
 		return;
 	pthread_mutex_lock(&st->mu);
+	if (st->qn)
+		pthread_cond_signal(&st->cv_work);
 	while (st->qn || st->busy)
 		pthread_cond_wait(&st->cv_space, &st->mu);
 	pthread_mutex_unlock(&st->mu);
@@ -211,6 +210,23 @@ void store_flush_stop(store *st)
 	pthread_mutex_unlock(&st->mu);
 	pthread_join(st->thr, NULL);
 	st->thread_on = false;
+}
+
+struct store_buf store_buf_take(store *st)
+{
+	struct store_buf b = {0};
+	pthread_mutex_lock(&st->mu);
+	if (st->nspare)
+		b = st->spare[--st->nspare];
+	pthread_mutex_unlock(&st->mu);
+	store_buf_reserve(&b, STORE_RAW_BYTES);
+	return b;
+}
+
+void store_spares_free(store *st)
+{
+	while (st->nspare)
+		free(st->spare[--st->nspare].p);
 }
 
 struct store_job *store_job_new(int kind, int64_t run)

@@ -48,6 +48,20 @@ struct store_label_hot {
 #define STORE_HOT_BITS 10
 #define STORE_HOT (1u << STORE_HOT_BITS)
 
+/* A state just written and its label (see store.fresh). */
+struct store_fresh {
+	uint32_t id;
+	const char *label;
+	uint32_t lid;
+};
+#define STORE_FRESH 1024
+
+/* The writer's map from a search's label pointers to labels.id. */
+struct store_label_ptr {
+	const char *ptr;
+	int64_t id;
+};
+
 /* A growable byte buffer. */
 struct store_buf {
 	uint8_t *p;
@@ -99,25 +113,24 @@ struct store_sblock {
 	uint32_t *off;             /* record offsets, count entries */
 };
 
-/* A unit of work for the writer thread (flush.c); owns its arrays. */
-enum { J_STATES, J_EDGES, J_COMMIT };
+/* A unit of work for the writer thread (flush.c); owns its buffer. */
+enum { J_RAW, J_COMMIT };
 struct store_job {
 	int kind;
 	int64_t run;
-	struct store_buf buf;      /* block bytes (J_STATES, J_EDGES) */
-	uint32_t first, count, max; /* states first..; edges min_src .. max */
-	uint64_t edges;
-	int64_t seq;
-	/* J_COMMIT: the counters and progress as of the commit point */
+	struct store_buf buf;      /* J_RAW: entries (raw.h) */
+	/* J_COMMIT: what the search thread knows at the commit point */
 	uint32_t expanded_below, next_id;
-	uint64_t stored_tr;
 	eng_stats stats;
 	bool have_stats;
-	uint64_t *lvl_count, *taken;
-	uint32_t *lvl_first;
-	size_t nlvl, ntaken;
 };
-#define STORE_QUEUE 16
+#define STORE_QUEUE 64
+#define STORE_WAKE 8
+/* The search thread hands its entries over in buffers of this many bytes;
+ * emptied buffers come back for reuse (a fresh one costs page faults here
+ * and, once freed, an unmap whose TLB shootdown interrupts the writer). */
+#define STORE_RAW_BYTES (256u << 10)
+#define STORE_SPARE 8
 
 struct store_job *store_job_new(int kind, int64_t run);
 int store_flush_start(store *st);
@@ -126,16 +139,33 @@ void store_flush_push(store *st, struct store_job *j);
 /* Wait until every queued job has run. */
 void store_flush_wait(store *st);
 void store_flush_stop(store *st);
+/* An empty buffer with room for STORE_RAW_BYTES (a spare when there is
+ * one). */
+struct store_buf store_buf_take(store *st);
+/* Mark the store failed with the database's error and stop the search
+ * (either thread). */
+void store_writer_fail(store *st, const char *what);
+void store_spares_free(store *st);
 
 /*
- * Writer invariants: while `run` is non-zero a transaction is open.
- * States arrive in id order: sblk holds the records of ids sblk_first ..
- * sblk_first + sblk_count - 1 and next_id is one past them.  cur_src is the
- * state whose transitions are arriving (its edges gather in cur); every
- * state expanded before it has its edge record in eblk or the database.
- * Commits happen only when cur_src changes (never inside one expansion),
- * after both blocks are flushed, so a committed database holds every
- * state discovered so far and the complete edges of every state expanded.
+ * Writer invariants: while `run` is non-zero a transaction is open.  The
+ * search thread owns the fields up to `raw`, the writer thread (raw.c,
+ * flush.c) those from sblk to nlvl while it runs; with no writer thread
+ * running, one thread owns all.
+ *
+ * Search side: states arrive in id order, next_id is one past the last;
+ * cur_src is the state whose transitions are arriving.  raw holds the
+ * entries (raw.h) not yet handed over, in the order reported.
+ *
+ * Writer side: sblk holds the records of ids sblk_first .. sblk_first +
+ * sblk_count - 1; w_src is the state whose edges gather in cur; every state
+ * whose 'F' entry was applied has its edge record in eblk or the database.
+ *
+ * Commits happen only between two expansions (the search thread queues a
+ * commit point only when cur_src changes, after the 'F' of the last one),
+ * and the writer inserts both blocks before it commits, so a committed
+ * database holds every state discovered so far and the complete edges of
+ * every state expanded.
  */
 struct store {
 	sqlite3 *db;
@@ -160,12 +190,14 @@ struct store {
 	double batch_start;
 	eng_stats last;            /* latest progress from the engine */
 	bool have_last;
+	struct store_buf raw;
 
 	struct store_buf sblk, eblk;
 	uint32_t sblk_first, sblk_count;
 	uint32_t eblk_min, eblk_max, eblk_count;
 	uint64_t eblk_edges;
 	int64_t eblk_seq;
+	uint32_t w_src;            /* ENG_NO_STATE: no expansion gathering */
 	struct store_edge_raw *cur;
 	size_t ncur, capcur;
 	uint64_t *taken;           /* transitions per labels.id */
@@ -177,6 +209,12 @@ struct store {
 	struct store_label *labels;
 	size_t labels_cap, labels_n;
 	struct store_label_hot hot[STORE_HOT];
+	/* The labels of the states on_state() wrote last, by id, for the
+	 * transitions into them that on_edges() brings next (id ENG_NO_STATE:
+	 * empty). */
+	struct store_fresh fresh[STORE_FRESH];
+	struct store_label_ptr *lptr;  /* open addressing, lptr_n * 2 <= lptr_cap */
+	size_t lptr_n, lptr_cap;
 	uint64_t boundaries;
 	eng_fp *blob_seen;         /* direct-mapped cache of written blob hashes */
 
@@ -198,6 +236,8 @@ struct store {
 	struct store_job *queue[STORE_QUEUE];
 	unsigned qhead, qn;
 	bool busy, quit;
+	struct store_buf spare[STORE_SPARE];
+	unsigned nspare;
 };
 
 #define STORE_BLOB_SEEN 4096

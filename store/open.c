@@ -94,6 +94,7 @@ store *store_open(const char *path, const store_opts *o, char *err, size_t errle
 		st->o = *o;
 	set_defaults(&st->o);
 	st->cur_src = ENG_NO_STATE;
+	memset(st->fresh, 0xff, sizeof st->fresh);
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv_work, NULL);
 	pthread_cond_init(&st->cv_space, NULL);
@@ -154,10 +155,13 @@ void store_close(store *st)
 	for (size_t i = 0; i < st->labels_cap; i++)
 		free(st->labels[i].text);
 	free(st->labels);
+	free(st->lptr);
 	free(st->blob_seen);
 	store_pred_free(st);
 	free(st->sblk.p);
 	free(st->eblk.p);
+	free(st->raw.p);
+	store_spares_free(st);
 	free(st->cur);
 	free(st->taken);
 	free(st->lvl_count);

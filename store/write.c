@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "raw.h"
 #include "util.h"
 
 static double wall_now(void)
@@ -31,17 +32,7 @@ static double wall_now(void)
 
 static bool failed(store *st) { return __atomic_load_n(&st->failed, __ATOMIC_ACQUIRE); }
 
-static void writer_fail(store *st, const char *what)
-{
-	pthread_mutex_lock(&st->mu);
-	if (!st->failed) {
-		store_fail(st, what);
-		__atomic_store_n(&st->failed, true, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&st->mu);
-	if (st->stop)
-		eng_search_stop(st->stop);
-}
+#define writer_fail store_writer_fail
 
 static bool step_done(store *st, sqlite3_stmt *s, const char *what)
 {
@@ -132,7 +123,7 @@ static int64_t label_id(store *st, const char *text)
 	sqlite3_bind_text(get, 1, text, -1, SQLITE_STATIC);
 	int64_t id = sqlite3_step(get) == SQLITE_ROW ? sqlite3_column_int64(get, 0) : -1;
 	store_q_done(get);
-	if (id < 0 || id > UINT32_MAX) {
+	if (id < 0 || id > INT32_MAX) { /* raw.h packs it in 31 bits */
 		writer_fail(st, "look up label");
 		return -1;
 	}
@@ -143,6 +134,46 @@ static int64_t label_id(store *st, const char *text)
 		j = (j + 1) & (st->labels_cap - 1);
 	st->labels[j] = (struct store_label){eng_xstrdup(text), id, h};
 	st->labels_n++;
+	return id;
+}
+
+/* labels.id of a label the engine handed a listener: such a pointer keeps
+ * its text for the whole search (engine/labels.h), so it is looked up by
+ * the pointer alone; the map is emptied when a run begins or continues. */
+static int64_t label_id_search(store *st, const char *text)
+{
+	if (!text)
+		return label_id(st, text);
+	uint64_t h = (uintptr_t)text * 0x9e3779b97f4a7c15ull;
+	size_t mask = st->lptr_cap - 1;
+	if (st->lptr_cap)
+		for (size_t j = h >> 32 & mask; st->lptr[j].ptr; j = (j + 1) & mask)
+			if (st->lptr[j].ptr == text)
+				return st->lptr[j].id;
+	int64_t id = label_id(st, text);
+	if (id < 0)
+		return id;
+	if ((st->lptr_n + 1) * 2 > st->lptr_cap) {
+		size_t cap = st->lptr_cap ? st->lptr_cap * 2 : 64;
+		struct store_label_ptr *t = eng_xcalloc(cap, sizeof *t);
+		for (size_t i = 0; i < st->lptr_cap; i++) {
+			if (!st->lptr[i].ptr)
+				continue;
+			size_t j = ((uintptr_t)st->lptr[i].ptr * 0x9e3779b97f4a7c15ull) >> 32 & (cap - 1);
+			while (t[j].ptr)
+				j = (j + 1) & (cap - 1);
+			t[j] = st->lptr[i];
+		}
+		free(st->lptr);
+		st->lptr = t;
+		st->lptr_cap = cap;
+		mask = cap - 1;
+	}
+	size_t j = h >> 32 & mask;
+	while (st->lptr[j].ptr)
+		j = (j + 1) & mask;
+	st->lptr[j] = (struct store_label_ptr){text, id};
+	st->lptr_n++;
 	return id;
 }
 
@@ -174,73 +205,23 @@ static eng_fp put_blob(store *st, const uint8_t *b, size_t len, size_t cap)
 	return h;
 }
 
-/* ---- counters kept in memory, written at each commit -------------------- */
+/* ---- the raw buffer ------------------------------------------------------ */
 
-static void count_taken(store *st, int64_t label)
+/* Hand the raw entries gathered to the writer thread (raw.c). */
+static void push_raw(store *st)
 {
-	if ((size_t)label >= st->ntaken) {
-		size_t n = st->ntaken ? st->ntaken : 16;
-		while (n <= (size_t)label)
-			n *= 2;
-		st->taken = eng_xrealloc(st->taken, n * sizeof *st->taken);
-		memset(st->taken + st->ntaken, 0, (n - st->ntaken) * sizeof *st->taken);
-		st->ntaken = n;
-	}
-	st->taken[label]++;
-}
-
-static void count_level(store *st, uint32_t depth, uint32_t id)
-{
-	if (depth >= st->nlvl) {
-		size_t n = st->nlvl ? st->nlvl : 64;
-		while (n <= depth)
-			n *= 2;
-		st->lvl_count = eng_xrealloc(st->lvl_count, n * sizeof *st->lvl_count);
-		st->lvl_first = eng_xrealloc(st->lvl_first, n * sizeof *st->lvl_first);
-		memset(st->lvl_count + st->nlvl, 0, (n - st->nlvl) * sizeof *st->lvl_count);
-		for (size_t i = st->nlvl; i < n; i++)
-			st->lvl_first[i] = ENG_NO_STATE;
-		st->nlvl = n;
-	}
-	st->lvl_count[depth]++;
-	if (id < st->lvl_first[depth])
-		st->lvl_first[depth] = id;
-}
-
-/* ---- blocks ------------------------------------------------------------- */
-
-/* Hand the block being filled to the writer thread. */
-static void flush_states(store *st)
-{
-	if (!st->sblk_count || failed(st))
+	if (!st->raw.len || failed(st))
 		return;
-	struct store_job *j = store_job_new(J_STATES, st->run);
-	j->buf = st->sblk;
-	j->first = st->sblk_first;
-	j->count = st->sblk_count;
-	st->sblk = (struct store_buf){0};
-	store_buf_reserve(&st->sblk, STORE_BLOCK_BYTES + 4096);
-	st->sblk_first += st->sblk_count;
-	st->sblk_count = 0;
+	struct store_job *j = store_job_new(J_RAW, st->run);
+	j->buf = st->raw;
+	st->raw = store_buf_take(st);
 	store_flush_push(st, j);
 }
 
-static void flush_edges(store *st)
+static inline void raw_check(store *st)
 {
-	if (!st->eblk_count || failed(st))
-		return;
-	struct store_job *j = store_job_new(J_EDGES, st->run);
-	j->buf = st->eblk;
-	j->seq = st->eblk_seq++;
-	j->first = st->eblk_min;
-	j->max = st->eblk_max;
-	j->count = st->eblk_count;
-	j->edges = st->eblk_edges;
-	st->eblk = (struct store_buf){0};
-	store_buf_reserve(&st->eblk, STORE_BLOCK_BYTES + 4096);
-	st->eblk_count = 0;
-	st->eblk_edges = 0;
-	store_flush_push(st, j);
+	if (st->raw.len >= STORE_RAW_BYTES)
+		push_raw(st);
 }
 
 /* Whether a search's expansions move runs.expanded_below: only in a
@@ -248,27 +229,16 @@ static void flush_edges(store *st)
  * invariant above struct store and store_hand_steps()). */
 static bool advances(const store *st) { return !st->dfs && !st->frozen; }
 
-/* The state being expanded is done: its edges join the edge block. */
+/* The state being expanded is done: the writer closes its edge record. */
 static void finish_expansion(store *st)
 {
 	if (st->cur_src == ENG_NO_STATE)
 		return;
-	if (st->eblk_count && st->eblk.len + 16 + st->ncur * 36 > STORE_BLOCK_BYTES)
-		flush_edges(st);
-	store_erec_put(&st->eblk, st->cur_src, st->cur, st->ncur);
-	if (!st->eblk_count || st->cur_src < st->eblk_min)
-		st->eblk_min = st->cur_src;
-	if (!st->eblk_count || st->cur_src > st->eblk_max)
-		st->eblk_max = st->cur_src;
-	st->eblk_count++;
-	st->eblk_edges += st->ncur;
-	st->ncur = 0;
+	store_raw_finish(&st->raw);
 	if (advances(st) && !st->cur_hand && st->cur_src + 1 > st->expanded_below)
 		st->expanded_below = st->cur_src + 1;
 	st->cur_src = ENG_NO_STATE;
 }
-
-static uint64_t stored_transitions(store *st);
 
 static bool write_counters(store *st)
 {
@@ -312,34 +282,42 @@ static void bind_stats(sqlite3_stmt *s, int first, const eng_stats *t)
 	sqlite3_bind_double(s, first + 7, t->elapsed_s);
 }
 
-/* Flush, and queue the commit point with the counters as they are now.
- * Called only between expansions. */
+/* Queue the commit point after the entries gathered: the writer inserts
+ * its blocks and the counters as they are then.  Called only between
+ * expansions. */
 static void commit_batch(store *st)
 {
-	flush_states(st);
-	flush_edges(st);
+	push_raw(st);
 	if (failed(st))
 		return;
 	struct store_job *j = store_job_new(J_COMMIT, st->run);
 	j->expanded_below = st->expanded_below;
 	j->next_id = st->next_id;
-	j->stored_tr = stored_transitions(st);
 	j->stats = st->last;
 	j->have_stats = st->have_last;
-	j->nlvl = st->nlvl;
-	j->ntaken = st->ntaken;
-	if (st->nlvl) {
-		j->lvl_count = eng_xmemdup(st->lvl_count, st->nlvl * sizeof *st->lvl_count);
-		j->lvl_first = eng_xmemdup(st->lvl_first, st->nlvl * sizeof *st->lvl_first);
-	}
-	if (st->ntaken)
-		j->taken = eng_xmemdup(st->taken, st->ntaken * sizeof *st->taken);
 	store_flush_push(st, j);
 	st->batch_states = 0;
 	st->batch_start = eng_now();
 }
 
 /* ---- listener callbacks ------------------------------------------------- */
+
+/* The search moves on to the transitions out of `from`. */
+static void edges_begin(store *st, uint32_t from)
+{
+	finish_expansion(st);
+	/* In a search, states between had no successors; a step by hand says
+	 * nothing about them. */
+	if (advances(st) && !st->hand && from > st->expanded_below)
+		st->expanded_below = from;
+	/* the clock is read every 64th expansion only */
+	if (st->batch_states >= st->o.batch_rows ||
+	    ((++st->boundaries & 63) == 0 && st->batch_states &&
+	     eng_now() - st->batch_start >= st->o.batch_seconds))
+		commit_batch(st);
+	st->cur_src = from;
+	st->cur_hand = st->hand;
+}
 
 static void on_state(void *ctx, const eng_state_info *si)
 {
@@ -353,20 +331,43 @@ static void on_state(void *ctx, const eng_state_info *si)
 		writer_fail(st, what);
 		return;
 	}
+	/* A state discovered by another expansion than the last: that one is
+	 * over (the engine reports a state's edges before the states the next
+	 * expansion finds), so a commit here holds no state without the
+	 * transition that found it. */
+	if (si->parent != ENG_NO_STATE && si->parent != st->cur_src) {
+		edges_begin(st, si->parent);
+		if (failed(st))
+			return;
+	}
+	uint32_t label = 0;
+	if (si->parent != ENG_NO_STATE) {
+		int64_t l = label_id_search(st, si->label);
+		if (l < 0)
+			return;
+		label = (uint32_t)l;
+		/* the transition into this state follows with the same text */
+		st->fresh[si->id & (STORE_FRESH - 1)] = (struct store_fresh){si->id, si->label, label};
+	}
+	bool keep = si->state && si->state_len <= st->o.state_cap;
+	if (!si->obs) { /* a model's state: the entry directly */
+		raw_state_plain(&st->raw, si->parent, label, si->depth, si->fp,
+				si->bad ? STORE_VIOLATION : STORE_OK, keep ? si->state : NULL,
+				keep ? si->state_len : 0);
+		st->next_id++;
+		st->batch_states++;
+		raw_check(st);
+		return;
+	}
 	struct store_rec r = {
 		.parent = si->parent,
+		.label = label,
 		.depth = si->depth,
 		.fp = si->fp,
 		.status = si->bad ? STORE_VIOLATION : STORE_OK,
 	};
-	if (si->parent != ENG_NO_STATE) {
-		int64_t l = label_id(st, si->label);
-		if (l < 0)
-			return;
-		r.label = (uint32_t)l;
-	}
 	const eng_obs *o = si->obs;
-	if (o) {
+	{
 		r.has_obs = true;
 		r.raw_fp = o->raw;
 		r.canon_fp = o->canon;
@@ -390,55 +391,50 @@ static void on_state(void *ctx, const eng_state_info *si)
 		if (o->flags & (ENG_OBS_FAULT | ENG_OBS_SIGNALED))
 			r.status = STORE_FAULT;
 	}
-	if (si->state && si->state_len <= st->o.state_cap) {
+	if (keep) {
 		r.state = si->state;
 		r.state_len = si->state_len;
 	}
-	/* A block stays within one page unless a single record is larger. */
-	size_t bound = 64 + (r.has_obs ? 5 * 16 + 64 + r.fault_len : 0) + r.state_len;
-	if (st->sblk_count && st->sblk.len + bound > STORE_BLOCK_BYTES)
-		flush_states(st);
-	store_rec_put(&st->sblk, &r);
-	st->sblk_count++;
+	store_raw_state_obs(&st->raw, &r);
 	st->next_id++;
 	st->batch_states++;
-	count_level(st, si->depth, si->id);
+	raw_check(st);
 }
 
-static void on_transition(void *ctx, uint32_t from, uint32_t to, const char *label,
-			  const eng_obs *obs, bool new_state)
+static void on_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
 {
 	store *st = ctx;
 	if (failed(st) || !st->run)
 		return;
 	if (from != st->cur_src) {
-		finish_expansion(st);
-		/* In a search, states between had no successors; a step by
-		 * hand says nothing about them. */
-		if (advances(st) && !st->hand && from > st->expanded_below)
-			st->expanded_below = from;
-		/* the clock is read every 64th expansion only */
-		if (st->batch_states >= st->o.batch_rows ||
-		    ((++st->boundaries & 63) == 0 && st->batch_states &&
-		     eng_now() - st->batch_start >= st->o.batch_seconds))
-			commit_batch(st);
+		edges_begin(st, from);
 		if (failed(st))
 			return;
-		st->cur_src = from;
-		st->cur_hand = st->hand;
 	}
-	int64_t lid = label_id(st, label);
-	if (lid < 0)
-		return;
-	eng_fp reply = {0, 0};
-	if (obs && (reply = put_blob(st, obs->reply, obs->reply_len, SIZE_MAX), failed(st)))
-		return;
-	if (st->ncur == st->capcur) {
-		st->capcur = st->capcur ? st->capcur * 2 : 64;
-		st->cur = eng_xrealloc(st->cur, st->capcur * sizeof *st->cur);
+	bool obs = false;
+	for (size_t i = 0; i < n && !obs; i++)
+		obs = e[i].obs != NULL;
+	raw_reserve(&st->raw, raw_edges_size(n, obs));
+	raw_edges_head(&st->raw, from, (uint32_t)n, obs);
+	for (size_t i = 0; i < n; i++) {
+		const struct store_fresh *f = &st->fresh[e[i].to & (STORE_FRESH - 1)];
+		int64_t lid;
+		if (e[i].new_state && f->id == e[i].to && f->label == e[i].label)
+			lid = f->lid; /* on_state() just looked it up, same call */
+		else if ((lid = label_id_search(st, e[i].label)) < 0)
+			return;
+		raw_edge(&st->raw, (uint32_t)lid, e[i].to, e[i].new_state);
 	}
-	st->cur[st->ncur++] = (struct store_edge_raw){lid, to, new_state, reply};
-	count_taken(st, lid);
+	/* then their replies, as raw.h lays an 'E' entry out */
+	for (size_t i = 0; obs && i < n; i++) {
+		const eng_obs *o = e[i].obs;
+		eng_fp reply = o ? put_blob(st, o->reply, o->reply_len, SIZE_MAX) : (eng_fp){0, 0};
+		if (failed(st))
+			return;
+		raw_reserve(&st->raw, sizeof reply);
+		raw_put(&st->raw, &reply, sizeof reply);
+	}
+	raw_check(st);
 }
 
 static void on_violation(void *ctx, const eng_violation *v)
@@ -446,9 +442,10 @@ static void on_violation(void *ctx, const eng_violation *v)
 	store *st = ctx;
 	if (failed(st) || !st->run)
 		return;
-	/* The violating state's block goes first, so no commit holds the
-	 * violation without its state. */
-	flush_states(st);
+	/* The writer goes idle first, so the violation lands in the open
+	 * transaction, which the writer commits only after the violating
+	 * state's block (its entry is queued ahead). */
+	push_raw(st);
 	store_flush_wait(st);
 	sqlite3_stmt *s = wq(st, Q_VIOL_INSERT);
 	if (!s)
@@ -491,7 +488,7 @@ void store_listener(store *st, eng_search *stop, eng_listener *out)
 	st->stop = stop;
 	*out = (eng_listener){
 		.on_state = on_state,
-		.on_transition = on_transition,
+		.on_edges = on_edges,
 		.on_violation = on_violation,
 		.on_progress = on_progress,
 		.on_done = on_progress,
@@ -511,10 +508,16 @@ static void reset_writer(store *st)
 	st->pred_on = false;
 	store_pred_reset(st);
 	st->next_id = 0;
+	memset(st->fresh, 0xff, sizeof st->fresh);
+	if (st->lptr)
+		memset(st->lptr, 0, st->lptr_cap * sizeof *st->lptr);
+	st->lptr_n = 0;
 	st->ncur = 0;
 	st->batch_states = 0;
 	st->batch_start = eng_now();
 	st->have_last = false;
+	st->raw.len = 0;
+	st->w_src = ENG_NO_STATE;
 	st->sblk.len = st->eblk.len = 0;
 	st->sblk_first = st->sblk_count = 0;
 	st->eblk_count = 0;
@@ -527,15 +530,6 @@ static void reset_writer(store *st)
 		for (size_t i = 0; i < st->nlvl; i++)
 			st->lvl_first[i] = ENG_NO_STATE;
 	}
-}
-
-/* Transitions of the run written so far: the taken counts sum them. */
-static uint64_t stored_transitions(store *st)
-{
-	uint64_t n = 0;
-	for (size_t l = 0; l < st->ntaken; l++)
-		n += st->taken[l];
-	return n - st->ncur;
 }
 
 int64_t store_run_begin(store *st, const store_run_info *in)
@@ -615,7 +609,7 @@ static int reload_counters(store *st, int64_t run)
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		uint32_t d = (uint32_t)sqlite3_column_int64(s, 0);
 		uint64_t n = (uint64_t)sqlite3_column_int64(s, 1);
-		count_level(st, d, (uint32_t)sqlite3_column_int64(s, 2));
+		store_count_level(st, d, (uint32_t)sqlite3_column_int64(s, 2));
 		st->lvl_count[d] = n;
 	}
 	store_q_done(s);
@@ -627,7 +621,7 @@ static int reload_counters(store *st, int64_t run)
 		int64_t l = sqlite3_column_int64(s, 0);
 		if (l < 0 || l > UINT32_MAX)
 			continue;
-		count_taken(st, l);
+		store_count_taken(st, l);
 		st->taken[l] = (uint64_t)sqlite3_column_int64(s, 1);
 	}
 	store_q_done(s);
@@ -690,10 +684,11 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	if (!failed(st)) {
 		/* The engine stops between expansions: the last one is whole. */
 		finish_expansion(st);
-		flush_states(st);
-		flush_edges(st);
+		push_raw(st);
 	}
-	store_flush_stop(st); /* every queued block is in; one thread from here */
+	store_flush_stop(st); /* every queued entry is in; one thread from here */
+	if (!failed(st))
+		store_raw_flush(st);
 	bool was_failed = st->failed;
 	char saved[sizeof st->err];
 	memcpy(saved, st->err, sizeof saved);
@@ -721,7 +716,7 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	}
 	if (!st->failed) {
 		sqlite3_bind_int64(s, 15, st->next_id);
-		sqlite3_bind_int64(s, 16, (sqlite3_int64)stored_transitions(st));
+		sqlite3_bind_int64(s, 16, (sqlite3_int64)store_raw_transitions(st));
 	} else {
 		/* leave the committed figures */
 		sqlite3_bind_null(s, 15);

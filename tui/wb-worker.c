@@ -34,12 +34,14 @@ static void l_state(void *ctx, const eng_state_info *s)
 	wb_unlock(wb);
 }
 
-static void l_transition(void *ctx, uint32_t from, uint32_t to, const char *label,
-			 const eng_obs *obs, bool new_state)
+static void l_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
 {
 	struct wb *wb = ctx;
-	if (wb->store_l.on_transition)
-		wb->store_l.on_transition(wb->store_l.ctx, from, to, label, obs, new_state);
+	if (wb->store_l.on_edges)
+		wb->store_l.on_edges(wb->store_l.ctx, from, e, n);
+	for (size_t i = 0; wb->store_l.on_transition && i < n; i++)
+		wb->store_l.on_transition(wb->store_l.ctx, from, e[i].to, e[i].label, e[i].obs,
+					  e[i].new_state);
 }
 
 static void l_violation(void *ctx, const eng_violation *v)
@@ -79,7 +81,7 @@ eng_listener wb_worker_listener(struct wb *wb)
 {
 	return (eng_listener){
 		.on_state = l_state,
-		.on_transition = l_transition,
+		.on_edges = l_edges,
 		.on_violation = l_violation,
 		.on_progress = l_progress,
 		.on_done = l_done,

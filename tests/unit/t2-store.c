@@ -381,13 +381,18 @@ static void t_compare(void)
 			     .reply = (const uint8_t *)reply, .reply_len = sizeof reply - 1,
 			     .flags = ENG_OBS_CANON | ENG_OBS_ALLOC, .alloc_checked = 7,
 			     .alloc_failed = i == 5 ? 2 : 0};
-		char label[8];
-		snprintf(label, sizeof label, "INS %d", len[i] ? seq[i][len[i] - 1] : 0);
+		/* as the engine does: a label's text stays at its pointer for
+		 * the whole run (engine/labels.h) */
+		static char labels[5][8];
+		int v = len[i] ? seq[i][len[i] - 1] : 0;
+		char *label = labels[v];
+		snprintf(label, sizeof labels[v], "INS %d", v);
 		eng_state_info si = {(uint32_t)i, parent_of[i], label, (uint32_t)len[i] + 1,
 				     eng_fp_combine(o.raw, o.canon), NULL, 0, &o, false};
 		l.on_state(l.ctx, &si);
+		eng_edge e = {(uint32_t)i, true, label, &o};
 		if (parent_of[i] != ENG_NO_STATE)
-			l.on_transition(l.ctx, parent_of[i], (uint32_t)i, label, &o, true);
+			l.on_edges(l.ctx, parent_of[i], &e, 1);
 	}
 	eng_stats fin = {.distinct = (uint64_t)n, .complete = true};
 	store_run_end(st, "complete", &fin);

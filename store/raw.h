@@ -1,0 +1,102 @@
+/*
+ * raw.h — the entries the listener hands the writer thread (raw.c says
+ * why).  Native byte order, never stored.  Each is a tag byte, then
+ *   'S' struct raw_state [struct raw_obs, fault bytes] [state bytes]
+ *   'E' struct raw_edges, n struct raw_edge [n reply addresses]
+ *       (transitions out of one state, in generation order)
+ *   'F' the expansion the 'E' entries since the last 'F' belong to is over
+ * The writers are inline: they run once per state and per transition.
+ */
+#ifndef CMC_STORE_RAW_H
+#define CMC_STORE_RAW_H
+
+#include <string.h>
+
+#include "internal.h"
+
+struct raw_state {
+	uint32_t parent, label, depth, state_len;
+	eng_fp fp;
+	uint8_t status, has_obs, has_state;
+};
+
+struct raw_obs {
+	eng_fp raw_fp, canon_fp, raw_blob, canon_blob, reply_blob;
+	uint32_t obs_flags, alloc_checked, alloc_failed, fault_len;
+	int32_t exit_status, term_signal;
+};
+
+struct raw_edges {
+	uint32_t src, n;
+	uint8_t reply;
+};
+
+/* labels.id < 2^31 (label_id() refuses more); the top bit: a new state */
+struct raw_edge {
+	uint32_t label_new, dst;
+};
+#define RAW_NEW 0x80000000u
+
+static inline void raw_reserve(struct store_buf *b, size_t n)
+{
+	if (b->len + n > b->cap)
+		store_buf_reserve(b, n);
+}
+
+static inline void raw_put(struct store_buf *b, const void *p, size_t n)
+{
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+/* An 'E' entry's head; the caller reserved room for it and its n edges
+ * (and replies). */
+static inline void raw_edges_head(struct store_buf *b, uint32_t src, uint32_t n, bool reply)
+{
+	struct raw_edges h = {src, n, reply};
+	b->p[b->len++] = 'E';
+	raw_put(b, &h, sizeof h);
+}
+
+static inline void raw_edge(struct store_buf *b, uint32_t label, uint32_t dst, bool fresh)
+{
+	struct raw_edge x = {label | (fresh ? RAW_NEW : 0), dst};
+	raw_put(b, &x, sizeof x);
+}
+
+static inline size_t raw_edges_size(size_t n, bool reply)
+{
+	return 1 + sizeof(struct raw_edges) + n * (sizeof(struct raw_edge) + (reply ? 16 : 0));
+}
+
+void store_raw_state_obs(struct store_buf *b, const struct store_rec *r);
+
+/* An 'S' entry without an observation (a model's state; inline, as it
+ * runs once per state). */
+static inline void raw_state_plain(struct store_buf *b, uint32_t parent, uint32_t label,
+				   uint32_t depth, eng_fp fp, int status, const void *state,
+				   size_t state_len)
+{
+	raw_reserve(b, 1 + sizeof(struct raw_state) + state_len);
+	struct raw_state s = {parent, label, depth, (uint32_t)state_len, fp, (uint8_t)status,
+			      false, state != NULL};
+	b->p[b->len++] = 'S';
+	raw_put(b, &s, sizeof s);
+	if (state)
+		raw_put(b, state, state_len);
+}
+
+void store_raw_finish(struct store_buf *b);
+
+/* Writer thread: apply a buffer of entries; false on a damaged entry or a
+ * failed insert (store failed). */
+bool store_raw_apply(store *st, const uint8_t *p, size_t len);
+/* Writer thread: finish the expansion gathered and insert both blocks. */
+bool store_raw_flush(store *st);
+/* Transitions written so far (the taken counts summed). */
+uint64_t store_raw_transitions(const store *st);
+/* The writer's counters (also set while no writer thread runs). */
+void store_count_level(store *st, uint32_t depth, uint32_t id);
+void store_count_taken(store *st, int64_t label);
+
+#endif
