@@ -435,6 +435,8 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		}
 		count_dups(s, r.dups_before);
 		go = eng__admit(s, &x, sl->id, sl->depth + 1, r.pre);
+		if (x.obs)
+			eng__edges_flush(s); /* o is this iteration's */
 		q += r.size;
 	}
 	eng__edges_flush(s); /* their labels are in the slot's buffer */
