@@ -107,13 +107,15 @@ static size_t index_bytes(uint64_t cap) { return (size_t)cap * sizeof(uint32_t);
  * page until written, and the rebuild reads each slot before it writes it:
  * two faults per page, the second of which replaces a mapping and so, once
  * the process has a second thread (the store's writer), interrupts that
- * thread's core to flush its TLB.  Writing the zeros maps each page once.
+ * thread's core to flush its TLB.  Writing first maps each page once.
  */
 static uint32_t *index_new(uint64_t cap)
 {
-	uint32_t *p = malloc(index_bytes(cap));
-	if (p)
-		memset(p, 0, index_bytes(cap));
+	uint32_t *p = calloc(cap, sizeof *p);
+	/* one write per page; volatile, or the compiler folds a memset
+	 * after malloc back into calloc */
+	for (size_t i = 0; p && i < cap; i += 4096 / sizeof *p)
+		((volatile uint32_t *)p)[i] = 0;
 	return p;
 }
 

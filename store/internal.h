@@ -48,19 +48,12 @@ struct store_label_hot {
 #define STORE_HOT_BITS 10
 #define STORE_HOT (1u << STORE_HOT_BITS)
 
-/* A state just written and its label (see store.fresh). */
-struct store_fresh {
-	uint32_t id;
-	const char *label;
-	uint32_t lid;
-};
-#define STORE_FRESH 1024
-
 /* The writer's map from a search's label pointers to labels.id. */
 struct store_label_ptr {
 	const char *ptr;
 	int64_t id;
 };
+#define STORE_LFRONT 64
 
 /* A growable byte buffer. */
 struct store_buf {
@@ -130,7 +123,7 @@ struct store_job {
  * emptied buffers come back for reuse (a fresh one costs page faults here
  * and, once freed, an unmap whose TLB shootdown interrupts the writer). */
 #define STORE_RAW_BYTES (256u << 10)
-#define STORE_SPARE 8
+#define STORE_SPARE 16
 
 struct store_job *store_job_new(int kind, int64_t run);
 int store_flush_start(store *st);
@@ -209,11 +202,10 @@ struct store {
 	struct store_label *labels;
 	size_t labels_cap, labels_n;
 	struct store_label_hot hot[STORE_HOT];
-	/* The labels of the states on_state() wrote last, by id, for the
-	 * transitions into them that on_edges() brings next (id ENG_NO_STATE:
-	 * empty). */
-	struct store_fresh fresh[STORE_FRESH];
-	struct store_label_ptr *lptr;  /* open addressing, lptr_n * 2 <= lptr_cap */
+	/* A search's label pointers to labels.id (write.c): a direct-mapped
+	 * front, then a map (open addressing, lptr_n * 2 <= lptr_cap). */
+	struct store_label_ptr lfront[STORE_LFRONT];
+	struct store_label_ptr *lptr;
 	size_t lptr_n, lptr_cap;
 	uint64_t boundaries;
 	eng_fp *blob_seen;         /* direct-mapped cache of written blob hashes */

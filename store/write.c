@@ -140,7 +140,20 @@ static int64_t label_id(store *st, const char *text)
 /* labels.id of a label the engine handed a listener: such a pointer keeps
  * its text for the whole search (engine/labels.h), so it is looked up by
  * the pointer alone; the map is emptied when a run begins or continues. */
-static int64_t label_id_search(store *st, const char *text)
+static int64_t label_id_map(store *st, const char *text);
+
+static inline int64_t label_id_search(store *st, const char *text)
+{
+	struct store_label_ptr *f = &st->lfront[(uintptr_t)text >> 4 & (STORE_LFRONT - 1)];
+	if (f->ptr == text && text)
+		return f->id;
+	int64_t id = label_id_map(st, text);
+	if (id >= 0 && text)
+		*f = (struct store_label_ptr){text, id};
+	return id;
+}
+
+static int64_t label_id_map(store *st, const char *text)
 {
 	if (!text)
 		return label_id(st, text);
@@ -346,8 +359,6 @@ static void on_state(void *ctx, const eng_state_info *si)
 		if (l < 0)
 			return;
 		label = (uint32_t)l;
-		/* the transition into this state follows with the same text */
-		st->fresh[si->id & (STORE_FRESH - 1)] = (struct store_fresh){si->id, si->label, label};
 	}
 	bool keep = si->state && si->state_len <= st->o.state_cap;
 	if (!si->obs) { /* a model's state: the entry directly */
@@ -417,11 +428,8 @@ static void on_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
 	raw_reserve(&st->raw, raw_edges_size(n, obs));
 	raw_edges_head(&st->raw, from, (uint32_t)n, obs);
 	for (size_t i = 0; i < n; i++) {
-		const struct store_fresh *f = &st->fresh[e[i].to & (STORE_FRESH - 1)];
-		int64_t lid;
-		if (e[i].new_state && f->id == e[i].to && f->label == e[i].label)
-			lid = f->lid; /* on_state() just looked it up, same call */
-		else if ((lid = label_id_search(st, e[i].label)) < 0)
+		int64_t lid = label_id_search(st, e[i].label);
+		if (lid < 0)
 			return;
 		raw_edge(&st->raw, (uint32_t)lid, e[i].to, e[i].new_state);
 	}
@@ -508,7 +516,7 @@ static void reset_writer(store *st)
 	st->pred_on = false;
 	store_pred_reset(st);
 	st->next_id = 0;
-	memset(st->fresh, 0xff, sizeof st->fresh);
+	memset(st->lfront, 0, sizeof st->lfront);
 	if (st->lptr)
 		memset(st->lptr, 0, st->lptr_cap * sizeof *st->lptr);
 	st->lptr_n = 0;
@@ -730,6 +738,9 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	}
 	if (store_exec_q(st, Q_COMMIT) < 0)
 		goto out;
+	/* The run's pages go into the database now (see setup() in open.c);
+	 * passive: a reader holding an older snapshot is not waited for. */
+	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	st->run = 0;
 	if (st->failed) {
 		if (was_failed)
