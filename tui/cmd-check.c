@@ -183,6 +183,11 @@ static int check_exec(int argc, char **argv)
 	 * every core is used unless told otherwise. */
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = a.have_jobs ? (unsigned)a.jobs : cores > 0 ? (unsigned)cores : 1;
+	/* A model's states arrive faster than anything else cmc does, and
+	 * the store's writer thread (store/flush.c) keeps a core busy with
+	 * them: left to their default, the workers leave it that core. */
+	if (!a.have_jobs && !a.no_store && o.jobs > 1 && strcmp(fe->ops->kind, "model") == 0)
+		o.jobs--;
 	o.jobs_auto = !a.have_jobs;
 	if (o.jobs > 1 && (!fe->ops->clone || o.order != ENG_BFS)) {
 		if (a.have_jobs)
@@ -240,7 +245,8 @@ const struct tui_cmd tui_cmd_check = {
 		"  --keep-going        report every violation instead of stopping at the first\n"
 		"  --no-deadlock       states without successors are not a violation\n"
 		"  --jobs N            worker threads; results do not depend on N (default:\n"
-		"                      the cores, if a first measurement shows they pay)\n"
+		"                      the cores, less one for the store's writer when a model\n"
+		"                      is stored, if a first measurement shows they pay)\n"
 		"  --mem SIZE          memory for the visited set (e.g. 2G); exceeding it is reported\n"
 		"  --hash raw|canonical|both   process mode: what identifies a state\n"
 		"  --merge raw|canonical       process mode: which fingerprint merges states\n"

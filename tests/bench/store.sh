@@ -8,8 +8,10 @@
 # One figure per line.  The on/off comparison runs twice: with the
 # engine's default --jobs (the number of cores) and with --jobs 1 (names
 # ending in _jobs1); the listener sees the same calls in the same order
-# either way, but with several jobs the store's writer thread competes
-# with the engine's workers for the cores.
+# either way.  Left to its default, --jobs with the store on leaves one
+# core to the store's writer thread (one job on two cores, so no probe of
+# threads against one), so the first pair compares what a user gets by
+# default; the _jobs1 pair compares the same search with and without.
 #
 # Model: bench-counters bounded at BENCH_STATES (default 1,200,000) states.
 # The two configurations alternate BENCH_REPEAT times (default 3) and the
