@@ -200,7 +200,18 @@ static uint16_t size_at(const uint8_t *sz, uint32_t i)
 
 static int all_poison(const uint8_t *p, uint64_t n, uint64_t *bad)
 {
-	for (uint64_t i = 0; i < n; i++)
+	/* 32 bytes a step (the checker reads every free byte of the heap on
+	 * every state: a byte loop was most of cmc's time on sqlite3), then
+	 * bytes, to name the first one that differs */
+	const uint64_t pat = 0x0101010101010101ull * POOL_POISON;
+	uint64_t i = 0;
+	for (; i + 32 <= n; i += 32) {
+		uint64_t w[4];
+		memcpy(w, p + i, sizeof w);
+		if ((w[0] ^ pat) | (w[1] ^ pat) | (w[2] ^ pat) | (w[3] ^ pat))
+			break;
+	}
+	for (; i < n; i++)
 		if (p[i] != POOL_POISON) {
 			*bad = i;
 			return 0;
