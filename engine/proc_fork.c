@@ -967,7 +967,9 @@ static size_t fit_fds(const char *path, size_t limit)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct rlimit rl;
-	rlim_t need = (rlim_t)limit * 2 * 2 + 256; /* two workers' worth, and cmc's own */
+	/* per snapshot: its input channel and snapshot socket, and up to six
+	 * files of its jail (proc_limits.c); two workers' worth, and cmc's own */
+	rlim_t need = (rlim_t)limit * 8 * 2 + 256;
 	pthread_mutex_lock(&mu);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
 		if (!proc_nofile_orig)
@@ -976,7 +978,7 @@ static size_t fit_fds(const char *path, size_t limit)
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 		if (rl.rlim_cur < need) {
-			size_t fit = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 4 : 64;
+			size_t fit = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 16 : 64;
 			if (fit < limit) {
 				fprintf(stderr, "cmc: %s: the fd limit (%llu) holds %zu snapshots, not %zu\n", path,
 					(unsigned long long)rl.rlim_cur, fit, limit);

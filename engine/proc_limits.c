@@ -36,10 +36,22 @@
 
 enum { V2, V1PIDS, NHIER };
 
-/* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h. */
+/* The files of a jail's cgroup it keeps open (jfd()): a jail is reused
+ * for many targets and read after every operation, and an open + close
+ * of a cgroup file costs more than the read or write itself. */
+enum { JF_PROCS, JF_KILL, JF_STATE, JF_PIDS_EVENTS, JF_N };
+static const char *const jf_name[NHIER][JF_N] = {
+	[V2] = {"cgroup.procs", "cgroup.kill", "cgroup.events", NULL},
+	[V1PIDS] = {"cgroup.procs", NULL, "pids.current", "pids.events"},
+};
+
+/* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h;
+ * fd[h][k] is -1 or an open fd on dir[h]/jf_name[h][k]. */
 struct proc_jail {
 	char dir[NHIER][512];
+	int fd[NHIER][JF_N];
 	unsigned long long pids_max_events; /* pids.events "max" when made */
+	uint64_t pids_max;                  /* the pids.max written (0: max) */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -52,7 +64,7 @@ static _Thread_local struct proc_jail *armed; /* for the child of this thread */
 /* Jails whose processes were killed, kept for reuse: mkdir + rmdir of a
  * cgroup pair costs ~135 us, a quarter of a target's exec.  One is reused
  * only once it is empty again (a killed process may still be exiting). */
-#define POOL_MAX 16
+#define POOL_MAX 64
 static struct proc_jail *pool[POOL_MAX];
 static size_t npool;
 
@@ -78,20 +90,59 @@ static int put_path(const char *dir, const char *file, const char *s)
 	return put_str(p, s);
 }
 
-/* First line of dir/file into buf; false when unreadable. */
-static bool get_file(const char *dir, const char *file, char *buf, size_t n)
+/* ---- a jail's files, kept open ------------------------------------------ */
+
+static struct proc_jail *jail_alloc(void)
 {
-	char p[600];
-	snprintf(p, sizeof p, "%s/%s", dir, file);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t r = read(fd, buf, n - 1);
-	close(fd);
+	struct proc_jail *j = eng_xcalloc(1, sizeof *j);
+	for (int h = 0; h < NHIER; h++)
+		for (int k = 0; k < JF_N; k++)
+			j->fd[h][k] = -1;
+	return j;
+}
+
+static int jfd(struct proc_jail *j, int h, int k)
+{
+	if (j->fd[h][k] < 0 && j->dir[h][0] && jf_name[h][k]) {
+		char p[600];
+		snprintf(p, sizeof p, "%s/%s", j->dir[h], jf_name[h][k]);
+		j->fd[h][k] = open(p, (k == JF_PROCS ? O_RDWR : k == JF_KILL ? O_WRONLY : O_RDONLY) |
+					      O_CLOEXEC);
+	}
+	return j->fd[h][k];
+}
+
+static int jput(struct proc_jail *j, int h, int k, const char *s)
+{
+	int fd = jfd(j, h, k);
+	size_t n = strlen(s);
+	return fd >= 0 && write(fd, s, n) == (ssize_t)n ? 0 : -1;
+}
+
+/* The start of a jail file (pread from 0 asks the kernel anew). */
+static bool jget(struct proc_jail *j, int h, int k, char *buf, size_t n)
+{
+	int fd = jfd(j, h, k);
+	ssize_t r = fd >= 0 ? pread(fd, buf, n - 1, 0) : -1;
 	if (r < 0)
 		return false;
 	buf[r] = 0;
 	return true;
+}
+
+static void jail_close_h(struct proc_jail *j, int h)
+{
+	for (int k = 0; k < JF_N; k++)
+		if (j->fd[h][k] >= 0) {
+			close(j->fd[h][k]);
+			j->fd[h][k] = -1;
+		}
+}
+
+static void jail_close(struct proc_jail *j)
+{
+	for (int h = 0; h < NHIER; h++)
+		jail_close_h(j, h);
 }
 
 /* ---- finding the hierarchies ------------------------------------------- */
@@ -243,6 +294,41 @@ static void kill_members(const char *dir, bool v2)
 	}
 }
 
+/* kill_members() for a jail, through its open files. */
+static void jail_kill(struct proc_jail *j, int h)
+{
+	if (h == V2 && jput(j, h, JF_KILL, "1") == 0)
+		return;
+	int fd = jfd(j, h, JF_PROCS);
+	if (fd < 0) {
+		kill_members(j->dir[h], h == V2);
+		return;
+	}
+	for (int pass = 0; pass < 1000; pass++) {
+		char buf[4096];
+		int n = 0;
+		off_t off = 0;
+		ssize_t r;
+		size_t keep = 0;
+		while ((r = pread(fd, buf + keep, sizeof buf - 1 - keep, off)) > 0) {
+			off += r;
+			size_t len = keep + (size_t)r;
+			buf[len] = 0;
+			char *p = buf, *nl;
+			while ((nl = strchr(p, '\n'))) {
+				int pid = atoi(p);
+				if (pid > 0 && kill(pid, SIGKILL) == 0)
+					n++;
+				p = nl + 1;
+			}
+			keep = len - (size_t)(p - buf); /* a pid cut at the buffer's end */
+			memmove(buf, p, keep);
+		}
+		if (!n)
+			return;
+	}
+}
+
 #define EXIT_WAIT_S 0.2
 
 /* Wait until every process in the cgroup at `dir` has exited or the
@@ -309,10 +395,12 @@ static void remove_all(void)
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < npool; i++) {
 		for (int h = 0; h < NHIER; h++)
-			if (pool[i]->dir[h][0]) {
-				kill_members(pool[i]->dir[h], h == V2);
+			if (pool[i]->dir[h][0])
+				jail_kill(pool[i], h);
+		jail_close(pool[i]);
+		for (int h = 0; h < NHIER; h++)
+			if (pool[i]->dir[h][0])
 				remove_dir(pool[i]->dir[h]);
-			}
 		free(pool[i]);
 	}
 	npool = 0;
@@ -339,16 +427,29 @@ static void remove_all(void)
 
 /* Empty on every hierarchy it has (v2: cgroup.events populated 0; v1:
  * pids.current 0)? */
-static bool jail_empty(const struct proc_jail *j)
+static bool jail_empty(struct proc_jail *j)
 {
 	char buf[256];
-	if (j->dir[V2][0] && (!get_file(j->dir[V2], "cgroup.events", buf, sizeof buf) ||
-			      !strstr(buf, "populated 0")))
+	if (j->dir[V2][0] && (!jget(j, V2, JF_STATE, buf, sizeof buf) || !strstr(buf, "populated 0")))
 		return false;
-	if (j->dir[V1PIDS][0] && (!get_file(j->dir[V1PIDS], "pids.current", buf, sizeof buf) ||
-				  strtoull(buf, NULL, 10) != 0))
+	if (j->dir[V1PIDS][0] &&
+	    (!jget(j, V1PIDS, JF_STATE, buf, sizeof buf) || strtoull(buf, NULL, 10) != 0))
 		return false;
 	return true;
+}
+
+/* pids.max as sc asks, written only when it changes. */
+static void set_pids_max(struct proc_jail *j, const struct proc_scenario *sc, bool fresh)
+{
+	if (!j->dir[V1PIDS][0] || (!fresh && j->pids_max == sc->limit_procs))
+		return;
+	char v[32];
+	if (sc->limit_procs)
+		snprintf(v, sizeof v, "%llu", (unsigned long long)sc->limit_procs);
+	else
+		snprintf(v, sizeof v, "max");
+	if (put_path(j->dir[V1PIDS], "pids.max", v) == 0)
+		j->pids_max = sc->limit_procs;
 }
 
 /* A pooled jail that is empty, reset for sc; NULL when none (lock held). */
@@ -359,17 +460,11 @@ static struct proc_jail *reuse(const struct proc_scenario *sc)
 		if (!jail_empty(j))
 			continue;
 		pool[i] = pool[--npool];
-		char buf[128], v[32];
+		char buf[128];
 		unsigned long long n = 0;
-		if (j->dir[V1PIDS][0]) {
-			if (sc->limit_procs)
-				snprintf(v, sizeof v, "%llu", (unsigned long long)sc->limit_procs);
-			else
-				snprintf(v, sizeof v, "max");
-			put_path(j->dir[V1PIDS], "pids.max", v);
-			if (get_file(j->dir[V1PIDS], "pids.events", buf, sizeof buf))
-				sscanf(buf, "max %llu", &n);
-		}
+		set_pids_max(j, sc, false);
+		if (j->dir[V1PIDS][0] && jget(j, V1PIDS, JF_PIDS_EVENTS, buf, sizeof buf))
+			sscanf(buf, "max %llu", &n);
 		j->pids_max_events = n;
 		return j;
 	}
@@ -395,7 +490,7 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 	}
 	unsigned long id = next_id++;
 	pthread_mutex_unlock(&lock);
-	j = eng_xcalloc(1, sizeof *j);
+	j = jail_alloc();
 	for (int h = 0; h < NHIER; h++) {
 		if (!parent[h][0])
 			continue;
@@ -404,12 +499,11 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 			j->dir[h][0] = 0;
 			continue;
 		}
-		if (h == V1PIDS && sc->limit_procs) {
-			char v[32];
-			snprintf(v, sizeof v, "%llu", (unsigned long long)sc->limit_procs);
-			put_path(j->dir[h], "pids.max", v);
-		}
+		/* the child enters through this fd, between fork and exec */
+		jfd(j, h, JF_PROCS);
 	}
+	if (sc->limit_procs)
+		set_pids_max(j, sc, true);
 	if (!j->dir[V2][0] && !j->dir[V1PIDS][0]) {
 		free(j);
 		return NULL;
@@ -427,7 +521,8 @@ struct proc_jail *proc_jail_adopt(const struct proc_scenario *sc, pid_t pid)
 	char s[24];
 	snprintf(s, sizeof s, "%d\n", (int)pid);
 	for (int h = 0; h < NHIER; h++)
-		if (j->dir[h][0] && put_path(j->dir[h], "cgroup.procs", s) < 0) {
+		if (j->dir[h][0] && jput(j, h, JF_PROCS, s) < 0) {
+			jail_close_h(j, h);
 			rmdir(j->dir[h]);
 			j->dir[h][0] = 0;
 		}
@@ -455,7 +550,7 @@ int proc_limits_child(const struct proc_scenario *sc)
 		if (setrlimit(RLIMIT_CPU, &r) < 0)
 			return -1;
 	}
-	const struct proc_jail *j = armed;
+	struct proc_jail *j = armed;
 	if (!j)
 		return 0;
 	char pid[24];
@@ -463,8 +558,9 @@ int proc_limits_child(const struct proc_scenario *sc)
 	/* Best effort: the parent made the directories, so as root this
 	 * works; a refusal (a user namespace) must not keep the target from
 	 * starting — it then runs with the process group as its only scope. */
-	for (int h = 0; h < NHIER; h++)
-		if (j->dir[h][0])
+	for (int h = 0; h < NHIER; h++) /* through the fd proc_jail_new() opened */
+		if (j->dir[h][0] &&
+		    (j->fd[h][JF_PROCS] < 0 || write(j->fd[h][JF_PROCS], pid, strlen(pid)) < 0))
 			put_path(j->dir[h], "cgroup.procs", pid);
 	return 0;
 }
@@ -477,13 +573,14 @@ void proc_jail_free(struct proc_jail *j)
 		armed = NULL;
 	for (int h = 0; h < NHIER; h++)
 		if (j->dir[h][0])
-			kill_members(j->dir[h], h == V2);
+			jail_kill(j, h);
 	pthread_mutex_lock(&lock);
 	if (npool < POOL_MAX) {
 		pool[npool++] = j;
 		pthread_mutex_unlock(&lock);
 		return;
 	}
+	jail_close(j);
 	for (int h = 0; h < NHIER; h++)
 		if (j->dir[h][0])
 			remove_dir(j->dir[h]);
@@ -497,7 +594,7 @@ void proc_jail_observe(struct proc_jail *j, const struct proc_scenario *sc, stru
 		return;
 	char buf[128];
 	unsigned long long n;
-	if (!get_file(j->dir[V1PIDS], "pids.events", buf, sizeof buf) || sscanf(buf, "max %llu", &n) != 1)
+	if (!jget(j, V1PIDS, JF_PIDS_EVENTS, buf, sizeof buf) || sscanf(buf, "max %llu", &n) != 1)
 		return;
 	if (n > j->pids_max_events) {
 		j->pids_max_events = n;
