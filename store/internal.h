@@ -209,6 +209,8 @@ struct store {
 	size_t lptr_n, lptr_cap;
 	uint64_t boundaries;
 	eng_fp *blob_seen;         /* direct-mapped cache of written blob hashes */
+	eng_fp *replies;           /* on_edges(): the replies' addresses */
+	size_t nreplies;
 
 	struct store_sblock sc;    /* reader's block cache */
 

@@ -163,6 +163,7 @@ void store_close(store *st)
 	free(st->labels);
 	free(st->lptr);
 	free(st->blob_seen);
+	free(st->replies);
 	store_pred_free(st);
 	free(st->sblk.p);
 	free(st->eblk.p);

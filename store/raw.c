@@ -45,11 +45,6 @@ void store_raw_state_obs(struct store_buf *b, const struct store_rec *r)
 		raw_put(b, r->state, r->state_len);
 }
 
-void store_raw_finish(struct store_buf *b)
-{
-	raw_reserve(b, 1);
-	b->p[b->len++] = 'F';
-}
 
 /* ---- the writer thread ---------------------------------------------------- */
 
@@ -249,6 +244,18 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 			for (uint32_t i = 0; h.reply && i < h.n; i++)
 				TAKE(&e[i].reply, sizeof e[i].reply);
 			st->ncur += h.n;
+		} else if (tag == 'B') {
+			struct raw_blob b;
+			TAKE(&b, sizeof b);
+			if ((size_t)(end - p) < b.len)
+				return false;
+			sqlite3_stmt *q = st->q[Q_BLOB_INSERT];
+			store_bind_fp(q, 1, b.hash);
+			sqlite3_bind_int64(q, 2, (sqlite3_int64)b.full_len);
+			sqlite3_bind_blob64(q, 3, p, b.len, SQLITE_STATIC);
+			p += b.len;
+			if (!insert(st, q, "insert observation"))
+				return false;
 		} else if (tag == 'F') {
 			if (!finish(st))
 				return false;

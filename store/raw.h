@@ -5,6 +5,8 @@
  *   'E' struct raw_edges, n struct raw_edge [n reply addresses]
  *       (transitions out of one state, in generation order)
  *   'F' the expansion the 'E' entries since the last 'F' belong to is over
+ *   'B' struct raw_blob, len bytes: an observation's content, new to the
+ *       run (put_blob() in write.c), before the entry that names it
  * The writers are inline: they run once per state and per transition.
  */
 #ifndef CMC_STORE_RAW_H
@@ -29,6 +31,12 @@ struct raw_obs {
 struct raw_edges {
 	uint32_t src, n;
 	uint8_t reply;
+};
+
+struct raw_blob {
+	eng_fp hash;
+	uint64_t full_len;
+	uint32_t len;              /* bytes kept: at most the store's cap */
 };
 
 /* labels.id < 2^31 (label_id() refuses more); the top bit: a new state */
@@ -64,6 +72,16 @@ static inline void raw_edge(struct store_buf *b, uint32_t label, uint32_t dst, b
 	raw_put(b, &x, sizeof x);
 }
 
+static inline void raw_blob(struct store_buf *b, eng_fp hash, size_t full_len, const void *p,
+			    size_t len)
+{
+	raw_reserve(b, 1 + sizeof(struct raw_blob) + len);
+	struct raw_blob x = {hash, full_len, (uint32_t)len};
+	b->p[b->len++] = 'B';
+	raw_put(b, &x, sizeof x);
+	raw_put(b, p, len);
+}
+
 static inline size_t raw_edges_size(size_t n, bool reply)
 {
 	return 1 + sizeof(struct raw_edges) + n * (sizeof(struct raw_edge) + (reply ? 16 : 0));
@@ -86,7 +104,11 @@ static inline void raw_state_plain(struct store_buf *b, uint32_t parent, uint32_
 		raw_put(b, state, state_len);
 }
 
-void store_raw_finish(struct store_buf *b);
+static inline void store_raw_finish(struct store_buf *b)
+{
+	raw_reserve(b, 1);
+	b->p[b->len++] = 'F';
+}
 
 /* Writer thread: apply a buffer of entries; false on a damaged entry or a
  * failed insert (store failed). */

@@ -206,14 +206,9 @@ static eng_fp put_blob(store *st, const uint8_t *b, size_t len, size_t cap)
 	eng_fp *slot = &st->blob_seen[h.lo & (STORE_BLOB_SEEN - 1)];
 	if (eng_fp_eq(*slot, h))
 		return h;
-	sqlite3_stmt *s = wq(st, Q_BLOB_INSERT);
-	if (!s)
-		return zero;
-	store_bind_fp(s, 1, h);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)len);
-	sqlite3_bind_blob64(s, 3, b, len < cap ? len : cap, SQLITE_STATIC);
-	if (!step_done(st, s, "insert observation"))
-		return zero;
+	/* the writer inserts it (INSERT OR IGNORE: content seen in an
+	 * earlier run, or evicted from blob_seen, is kept once) */
+	raw_blob(&st->raw, h, len, b, len < cap ? len : cap);
 	*slot = h;
 	return h;
 }
@@ -425,6 +420,15 @@ static void on_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
 	bool obs = false;
 	for (size_t i = 0; i < n && !obs; i++)
 		obs = e[i].obs != NULL;
+	/* replies first: a new one's 'B' entry goes before the 'E' naming it */
+	if (obs && n > st->nreplies) {
+		st->nreplies = n;
+		st->replies = eng_xrealloc(st->replies, n * sizeof *st->replies);
+	}
+	for (size_t i = 0; obs && i < n; i++) {
+		const eng_obs *o = e[i].obs;
+		st->replies[i] = o ? put_blob(st, o->reply, o->reply_len, SIZE_MAX) : (eng_fp){0, 0};
+	}
 	raw_reserve(&st->raw, raw_edges_size(n, obs));
 	raw_edges_head(&st->raw, from, (uint32_t)n, obs);
 	for (size_t i = 0; i < n; i++) {
@@ -434,14 +438,8 @@ static void on_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
 		raw_edge(&st->raw, (uint32_t)lid, e[i].to, e[i].new_state);
 	}
 	/* then their replies, as raw.h lays an 'E' entry out */
-	for (size_t i = 0; obs && i < n; i++) {
-		const eng_obs *o = e[i].obs;
-		eng_fp reply = o ? put_blob(st, o->reply, o->reply_len, SIZE_MAX) : (eng_fp){0, 0};
-		if (failed(st))
-			return;
-		raw_reserve(&st->raw, sizeof reply);
-		raw_put(&st->raw, &reply, sizeof reply);
-	}
+	for (size_t i = 0; obs && i < n; i++)
+		raw_put(&st->raw, &st->replies[i], sizeof st->replies[i]);
 	raw_check(st);
 }
 
