@@ -43,6 +43,8 @@ typedef struct store_opts {
 	size_t state_cap;          /* frontend state bytes kept for --resume; 0: 4096 */
 	uint32_t batch_rows;       /* rows per transaction; 0: 50000 */
 	double batch_seconds;      /* or this long; 0: 0.5 */
+	bool same_thread;          /* write from the search thread, no writer
+	                            * thread (see flush.c: for process targets) */
 } store_opts;
 
 /* NULL on failure with "DB: what went wrong" in err (exit 2). */

@@ -41,7 +41,7 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 		return NULL;
 	}
 	char err[700];
-	store_opts so = {.raw_cap = raw_cap};
+	store_opts so = {.raw_cap = raw_cap, .same_thread = strcmp(fe->ops->kind, "process") == 0};
 	store *st = store_open(db ? db : STORE_DEFAULT_PATH, &so, err, sizeof err);
 	if (!st) {
 		fprintf(stderr, "cmc check: %s\n", err);
