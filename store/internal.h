@@ -30,25 +30,7 @@ enum store_q {
 	Q__COUNT
 };
 
-/* The writer's label cache: open addressing, text -> labels.id. */
-struct store_label {
-	char *text;
-	int64_t id;
-	uint64_t hash;
-};
-
-/* The writer's pointer-keyed front cache of label ids (see label_id()). */
-struct store_label_hot {
-	const char *ptr, *text;    /* text: the interned copy */
-	int64_t id;
-};
-/* Indexed by the top STORE_HOT_BITS bits of a pointer hash: wide enough
- * that a model's few action names rarely share a slot (two that do would
- * miss on every other transition). */
-#define STORE_HOT_BITS 10
-#define STORE_HOT (1u << STORE_HOT_BITS)
-
-/* The writer's map from a search's label pointers to labels.id. */
+/* A map entry from a stable label pointer to labels.id (write.c). */
 struct store_label_ptr {
 	const char *ptr;
 	int64_t id;
@@ -199,11 +181,10 @@ struct store {
 	uint32_t *lvl_first;
 	size_t nlvl;
 
-	struct store_label *labels;
-	size_t labels_cap, labels_n;
-	struct store_label_hot hot[STORE_HOT];
-	/* A search's label pointers to labels.id (write.c): a direct-mapped
-	 * front, then a map (open addressing, lptr_n * 2 <= lptr_cap). */
+	/* Labels (write.c): every text seen, interned; stable label pointers
+	 * to labels.id through a direct-mapped front, then a map (open
+	 * addressing, lptr_n * 2 <= lptr_cap). */
+	struct eng_labels *ltext;
 	struct store_label_ptr lfront[STORE_LFRONT];
 	struct store_label_ptr *lptr;
 	size_t lptr_n, lptr_cap;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "labels.h"
 #include "util.h"
 
 /* Field 22 of /proc/PID/stat: start time in clock ticks since boot; -1
@@ -101,6 +102,7 @@ store *store_open(const char *path, const store_opts *o, char *err, size_t errle
 		st->o = *o;
 	set_defaults(&st->o);
 	st->cur_src = ENG_NO_STATE;
+	st->ltext = eng_labels_new();
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv_work, NULL);
 	pthread_cond_init(&st->cv_space, NULL);
@@ -158,9 +160,7 @@ void store_close(store *st)
 	store_stmts_finalize(st);
 	if (st->db)
 		sqlite3_close(st->db);
-	for (size_t i = 0; i < st->labels_cap; i++)
-		free(st->labels[i].text);
-	free(st->labels);
+	eng_labels_free(st->ltext);
 	free(st->lptr);
 	free(st->blob_seen);
 	free(st->replies);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "labels.h"
 #include "raw.h"
 #include "util.h"
 
@@ -56,64 +57,19 @@ static sqlite3_stmt *wq(store *st, enum store_q q)
 
 /* ---- labels: interned, cached in memory ---------------------------------- */
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
+/*
+ * Texts are interned in st->ltext (engine/labels.h), so every label the
+ * store has seen has one stable pointer, and a map from stable pointers
+ * to labels.id answers the rest: the engine's own label pointers (stable
+ * for its search, engine/cmc.h) and the store's copies.  The map is
+ * emptied when a run begins or continues (a new search's pointers may
+ * reuse a freed one's addresses); the database answers a label once per
+ * run after that.
+ */
 
-static void labels_grow(store *st)
+/* labels.id of a text, from the database (inserting it when new). */
+static int64_t label_db(store *st, const char *text)
 {
-	size_t cap = st->labels_cap ? st->labels_cap * 2 : 64;
-	struct store_label *t = eng_xcalloc(cap, sizeof *t);
-	for (size_t i = 0; i < st->labels_cap; i++) {
-		struct store_label *l = &st->labels[i];
-		if (!l->text)
-			continue;
-		size_t j = l->hash & (cap - 1);
-		while (t[j].text)
-			j = (j + 1) & (cap - 1);
-		t[j] = *l;
-	}
-	free(st->labels);
-	st->labels = t;
-	st->labels_cap = cap;
-}
-
-/* Inlined: labels are short and this runs once per transition, where the
- * library's strcmp costs a call and its set-up. */
-static inline bool same_text(const char *a, const char *b)
-{
-	for (; *a == *b; a++, b++)
-		if (!*a)
-			return true;
-	return false;
-}
-
-/* labels.id of a label text, inserting it when new; -1 on error.
- * Frontends mostly pass the same few strings again and again (a model's
- * action names), so a cache keyed by the pointer, checked by content,
- * answers before any hashing. */
-static int64_t label_id(store *st, const char *text)
-{
-	if (!text)
-		text = "";
-	struct store_label_hot *hot =
-		&st->hot[((uintptr_t)text * 0x9e3779b97f4a7c15ull) >> (64 - STORE_HOT_BITS)];
-	if (hot->ptr == text && same_text(hot->text, text))
-		return hot->id;
-	uint64_t h = str_hash(text);
-	if (st->labels_cap) {
-		for (size_t j = h & (st->labels_cap - 1); st->labels[j].text;
-		     j = (j + 1) & (st->labels_cap - 1))
-			if (st->labels[j].hash == h && same_text(st->labels[j].text, text)) {
-				*hot = (struct store_label_hot){text, st->labels[j].text,
-								st->labels[j].id};
-				return st->labels[j].id;
-			}
-	}
 	sqlite3_stmt *ins = wq(st, Q_LABEL_INSERT), *get = wq(st, Q_LABEL_ID);
 	if (!ins || !get)
 		return -1;
@@ -127,67 +83,66 @@ static int64_t label_id(store *st, const char *text)
 		writer_fail(st, "look up label");
 		return -1;
 	}
-	if ((st->labels_n + 1) * 2 > st->labels_cap)
-		labels_grow(st);
-	size_t j = h & (st->labels_cap - 1);
-	while (st->labels[j].text)
-		j = (j + 1) & (st->labels_cap - 1);
-	st->labels[j] = (struct store_label){eng_xstrdup(text), id, h};
-	st->labels_n++;
 	return id;
 }
 
-/* labels.id of a label the engine handed a listener: such a pointer keeps
- * its text for the whole search (engine/labels.h), so it is looked up by
- * the pointer alone; the map is emptied when a run begins or continues. */
-static int64_t label_id_map(store *st, const char *text);
+static inline uint64_t ptr_hash(const char *p) { return (uintptr_t)p * 0x9e3779b97f4a7c15ull; }
 
-static inline int64_t label_id_search(store *st, const char *text)
+static void lptr_grow(store *st)
+{
+	size_t cap = st->lptr_cap ? st->lptr_cap * 2 : 64;
+	struct store_label_ptr *t = eng_xcalloc(cap, sizeof *t);
+	for (size_t i = 0; i < st->lptr_cap; i++) {
+		if (!st->lptr[i].ptr)
+			continue;
+		size_t j = ptr_hash(st->lptr[i].ptr) >> 32 & (cap - 1);
+		while (t[j].ptr)
+			j = (j + 1) & (cap - 1);
+		t[j] = st->lptr[i];
+	}
+	free(st->lptr);
+	st->lptr = t;
+	st->lptr_cap = cap;
+}
+
+/* labels.id of the text at a stable pointer; -1 on error. */
+static int64_t label_id_stable(store *st, const char *text)
 {
 	struct store_label_ptr *f = &st->lfront[(uintptr_t)text >> 4 & (STORE_LFRONT - 1)];
-	if (f->ptr == text && text)
+	if (f->ptr == text)
 		return f->id;
-	int64_t id = label_id_map(st, text);
-	if (id >= 0 && text)
-		*f = (struct store_label_ptr){text, id};
-	return id;
-}
-
-static int64_t label_id_map(store *st, const char *text)
-{
-	if (!text)
-		return label_id(st, text);
-	uint64_t h = (uintptr_t)text * 0x9e3779b97f4a7c15ull;
-	size_t mask = st->lptr_cap - 1;
+	size_t mask = st->lptr_cap - 1, j = 0;
 	if (st->lptr_cap)
-		for (size_t j = h >> 32 & mask; st->lptr[j].ptr; j = (j + 1) & mask)
-			if (st->lptr[j].ptr == text)
-				return st->lptr[j].id;
-	int64_t id = label_id(st, text);
+		for (j = ptr_hash(text) >> 32 & mask; st->lptr[j].ptr; j = (j + 1) & mask)
+			if (st->lptr[j].ptr == text) {
+				*f = st->lptr[j];
+				return f->id;
+			}
+	int64_t id = label_db(st, text);
 	if (id < 0)
 		return id;
 	if ((st->lptr_n + 1) * 2 > st->lptr_cap) {
-		size_t cap = st->lptr_cap ? st->lptr_cap * 2 : 64;
-		struct store_label_ptr *t = eng_xcalloc(cap, sizeof *t);
-		for (size_t i = 0; i < st->lptr_cap; i++) {
-			if (!st->lptr[i].ptr)
-				continue;
-			size_t j = ((uintptr_t)st->lptr[i].ptr * 0x9e3779b97f4a7c15ull) >> 32 & (cap - 1);
-			while (t[j].ptr)
-				j = (j + 1) & (cap - 1);
-			t[j] = st->lptr[i];
-		}
-		free(st->lptr);
-		st->lptr = t;
-		st->lptr_cap = cap;
-		mask = cap - 1;
+		lptr_grow(st);
+		mask = st->lptr_cap - 1;
+		for (j = ptr_hash(text) >> 32 & mask; st->lptr[j].ptr; j = (j + 1) & mask)
+			;
 	}
-	size_t j = h >> 32 & mask;
-	while (st->lptr[j].ptr)
-		j = (j + 1) & mask;
 	st->lptr[j] = (struct store_label_ptr){text, id};
 	st->lptr_n++;
+	*f = st->lptr[j];
 	return id;
+}
+
+/* labels.id of any text (NULL: the empty label); -1 on error. */
+static int64_t label_id(store *st, const char *text)
+{
+	return label_id_stable(st, eng_labels_intern(st->ltext, text ? text : ""));
+}
+
+/* labels.id of a label the engine handed a listener (engine/cmc.h). */
+static inline int64_t label_id_search(store *st, const char *text)
+{
+	return text ? label_id_stable(st, text) : label_id(st, text);
 }
 
 /* ---- observation blobs, content-addressed -------------------------------- */
