@@ -16,7 +16,9 @@
 
 #include "internal.h"
 
-struct raw_state {
+/* packed: every byte handed over is a cache line the writer's core pulls
+ * from ours (entries are only ever memcpy'd, never accessed in place) */
+struct __attribute__((packed)) raw_state {
 	uint32_t parent, label, depth, state_len;
 	eng_fp fp;
 	uint8_t status, has_obs, has_state;
@@ -28,7 +30,7 @@ struct raw_obs {
 	int32_t exit_status, term_signal;
 };
 
-struct raw_edges {
+struct __attribute__((packed)) raw_edges {
 	uint32_t src, n;
 	uint8_t reply;
 };

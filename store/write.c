@@ -105,12 +105,18 @@ static void lptr_grow(store *st)
 	st->lptr_cap = cap;
 }
 
-/* labels.id of the text at a stable pointer; -1 on error. */
-static int64_t label_id_stable(store *st, const char *text)
+static int64_t label_id_map(store *st, const char *text, struct store_label_ptr *f);
+
+/* labels.id of the text at a stable pointer; -1 on error.  The front
+ * answers inline: this runs once per transition. */
+static inline int64_t label_id_stable(store *st, const char *text)
 {
 	struct store_label_ptr *f = &st->lfront[(uintptr_t)text >> 4 & (STORE_LFRONT - 1)];
-	if (f->ptr == text)
-		return f->id;
+	return f->ptr == text ? f->id : label_id_map(st, text, f);
+}
+
+static int64_t label_id_map(store *st, const char *text, struct store_label_ptr *f)
+{
 	size_t mask = st->lptr_cap - 1, j = 0;
 	if (st->lptr_cap)
 		for (j = ptr_hash(text) >> 32 & mask; st->lptr[j].ptr; j = (j + 1) & mask)
