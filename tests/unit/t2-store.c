@@ -550,10 +550,30 @@ static void t_schema(void)
 /* ---- killed writer and resume ----------------------------------------- */
 
 static int kill_after;
+static const char *kill_db;
+/* Killed at state kill_after, once a commit point is in the file: the
+ * writer thread commits in the background, so without waiting for it how
+ * much is kept would depend on how the threads were scheduled. */
 static void suicide(void *ctx, const eng_state_info *s)
 {
-	if (s->id == (uint32_t)kill_after)
-		raise(SIGKILL);
+	if (s->id != (uint32_t)kill_after)
+		return;
+	store_opts ro = {.readonly = true};
+	char err[256];
+	for (int i = 0; i < 2000; i++) { /* at most ~10 s */
+		store *st = store_open(kill_db, &ro, err, sizeof err);
+		store_run info;
+		bool kept = false;
+		if (st && store_run_get(st, store_latest_run(st), &info) == 0) {
+			kept = info.stored_states > 0;
+			store_run_clear(&info);
+		}
+		store_close(st);
+		if (kept)
+			break;
+		usleep(5000);
+	}
+	raise(SIGKILL);
 }
 
 struct dangling {
@@ -580,6 +600,7 @@ static void t_kill_and_resume(void)
 		if (!st)
 			_exit(3);
 		kill_after = 2500;
+		kill_db = path;
 		eng_listener l = {.on_state = suicide};
 		run_model(st, &counters, false, &l);
 		_exit(4);
