@@ -272,38 +272,11 @@ static void probe(void)
 
 /* ---- the jail ---------------------------------------------------------- */
 
-static void kill_members(const char *dir, bool v2)
+/* v1: kill the pids listed in an open cgroup.procs until a pass finds
+ * nobody (a fork racing the kill is caught by the next pass; pids.max
+ * bounds how many there can be). */
+static void kill_listed(int fd)
 {
-	if (v2 && put_path(dir, "cgroup.kill", "1") == 0)
-		return;
-	/* v1: kill until a pass finds nobody (a fork racing the kill is
-	 * caught by the next pass; pids.max bounds how many there can be). */
-	for (int pass = 0; pass < 1000; pass++) {
-		char p[600];
-		snprintf(p, sizeof p, "%s/cgroup.procs", dir);
-		FILE *f = fopen(p, "re");
-		if (!f)
-			return;
-		int pid, n = 0;
-		while (fscanf(f, "%d", &pid) == 1)
-			if (pid > 0 && kill(pid, SIGKILL) == 0)
-				n++;
-		fclose(f);
-		if (!n)
-			return;
-	}
-}
-
-/* kill_members() for a jail, through its open files. */
-static void jail_kill(struct proc_jail *j, int h)
-{
-	if (h == V2 && jput(j, h, JF_KILL, "1") == 0)
-		return;
-	int fd = jfd(j, h, JF_PROCS);
-	if (fd < 0) {
-		kill_members(j->dir[h], h == V2);
-		return;
-	}
 	for (int pass = 0; pass < 1000; pass++) {
 		char buf[4096];
 		int n = 0;
@@ -327,6 +300,31 @@ static void jail_kill(struct proc_jail *j, int h)
 		if (!n)
 			return;
 	}
+}
+
+static void kill_members(const char *dir, bool v2)
+{
+	if (v2 && put_path(dir, "cgroup.kill", "1") == 0)
+		return;
+	char p[600];
+	snprintf(p, sizeof p, "%s/cgroup.procs", dir);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		kill_listed(fd);
+		close(fd);
+	}
+}
+
+/* kill_members() for a jail, through its open files. */
+static void jail_kill(struct proc_jail *j, int h)
+{
+	if (h == V2 && jput(j, h, JF_KILL, "1") == 0)
+		return;
+	int fd = jfd(j, h, JF_PROCS);
+	if (fd >= 0)
+		kill_listed(fd);
+	else
+		kill_members(j->dir[h], h == V2);
 }
 
 #define EXIT_WAIT_S 0.2

@@ -237,7 +237,7 @@ void eng__edges_flush(eng_search *s)
 	s->nedges = 0;
 }
 
-static void edge_add(eng_search *s, uint32_t from, uint32_t to, const eng_succ *x, bool fresh)
+static void edge_add(eng_search *s, uint32_t to, const eng_succ *x, bool fresh)
 {
 	if (s->nedges == s->edges_cap) {
 		s->edges_cap = s->edges_cap ? 2 * s->edges_cap : BATCH;
@@ -317,7 +317,7 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 				s->ls[i].on_transition(s->ls[i].ctx, from, id, x->label, x->obs, fresh);
 		if (s->want_edges) {
 			s->edges_from = from;
-			edge_add(s, from, id, x, fresh);
+			edge_add(s, id, x, fresh);
 		}
 	}
 	/* Without --keep-going the search ends at its first violation, as TLC's

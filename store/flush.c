@@ -55,7 +55,7 @@ void store_writer_fail(store *st, const char *what)
 		eng_search_stop(st->stop);
 }
 
-static bool step(store *st, sqlite3_stmt *s, const char *what)
+bool store_step(store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
@@ -64,6 +64,51 @@ static bool step(store *st, sqlite3_stmt *s, const char *what)
 		return false;
 	}
 	store_q_done(s);
+	return true;
+}
+
+void store_bind_stats(sqlite3_stmt *s, int first, const eng_stats *t)
+{
+	sqlite3_bind_int64(s, first, (sqlite3_int64)t->distinct);
+	sqlite3_bind_int64(s, first + 1, (sqlite3_int64)t->generated);
+	sqlite3_bind_int64(s, first + 2, (sqlite3_int64)t->transitions);
+	sqlite3_bind_int64(s, first + 3, t->depth);
+	sqlite3_bind_int64(s, first + 4, (sqlite3_int64)t->violations);
+	sqlite3_bind_int64(s, first + 5, (sqlite3_int64)t->raw_distinct);
+	sqlite3_bind_int64(s, first + 6, (sqlite3_int64)t->canon_distinct);
+	sqlite3_bind_double(s, first + 7, t->elapsed_s);
+}
+
+bool store_write_counters(store *st, int64_t run)
+{
+	sqlite3_stmt *s;
+	for (size_t d = 0; d < st->nlvl; d++) {
+		if (!st->lvl_count[d])
+			continue;
+		if (!(s = store_q(st, Q_LEVEL_PUT))) {
+			store_writer_fail(st, "prepare");
+			return false;
+		}
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)d);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)st->lvl_count[d]);
+		sqlite3_bind_int64(s, 4, st->lvl_first[d]);
+		if (!store_step(st, s, "write levels"))
+			return false;
+	}
+	for (size_t l = 0; l < st->ntaken; l++) {
+		if (!st->taken[l])
+			continue;
+		if (!(s = store_q(st, Q_RUN_ACTION))) {
+			store_writer_fail(st, "prepare");
+			return false;
+		}
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)l);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)st->taken[l]);
+		if (!store_step(st, s, "write operation counts"))
+			return false;
+	}
 	return true;
 }
 
@@ -79,52 +124,24 @@ static void run_job(store *st, struct store_job *j)
 	case J_COMMIT:
 		if (!store_raw_flush(st))
 			return;
-		for (size_t d = 0; d < st->nlvl; d++) {
-			if (!st->lvl_count[d])
-				continue;
-			s = st->q[Q_LEVEL_PUT];
-			sqlite3_bind_int64(s, 1, j->run);
-			sqlite3_bind_int64(s, 2, (sqlite3_int64)d);
-			sqlite3_bind_int64(s, 3, (sqlite3_int64)st->lvl_count[d]);
-			sqlite3_bind_int64(s, 4, st->lvl_first[d]);
-			if (!step(st, s, "write levels"))
-				return;
-		}
-		for (size_t l = 0; l < st->ntaken; l++) {
-			if (!st->taken[l])
-				continue;
-			s = st->q[Q_RUN_ACTION];
-			sqlite3_bind_int64(s, 1, j->run);
-			sqlite3_bind_int64(s, 2, (sqlite3_int64)l);
-			sqlite3_bind_int64(s, 3, (sqlite3_int64)st->taken[l]);
-			if (!step(st, s, "write operation counts"))
-				return;
-		}
+		if (!store_write_counters(st, j->run))
+			return;
 		s = st->q[Q_RUN_PROGRESS];
 		sqlite3_bind_int64(s, 1, j->run);
 		sqlite3_bind_int64(s, 2, j->expanded_below);
-		if (j->have_stats) {
-			const eng_stats *t = &j->stats;
-			sqlite3_bind_int64(s, 3, (sqlite3_int64)t->distinct);
-			sqlite3_bind_int64(s, 4, (sqlite3_int64)t->generated);
-			sqlite3_bind_int64(s, 5, (sqlite3_int64)t->transitions);
-			sqlite3_bind_int64(s, 6, t->depth);
-			sqlite3_bind_int64(s, 7, (sqlite3_int64)t->violations);
-			sqlite3_bind_int64(s, 8, (sqlite3_int64)t->raw_distinct);
-			sqlite3_bind_int64(s, 9, (sqlite3_int64)t->canon_distinct);
-			sqlite3_bind_double(s, 10, t->elapsed_s);
-		}
+		if (j->have_stats)
+			store_bind_stats(s, 3, &j->stats);
 		sqlite3_bind_int64(s, 11, j->next_id);
 		sqlite3_bind_int64(s, 12, (sqlite3_int64)store_raw_transitions(st));
-		if (!step(st, s, "record progress"))
+		if (!store_step(st, s, "record progress"))
 			return;
 		if (!store_pred_flush(st, j->run)) {
 			store_writer_fail(st, "write the predecessor index");
 			return;
 		}
-		if (!step(st, st->q[Q_COMMIT], "commit"))
+		if (!store_step(st, st->q[Q_COMMIT], "commit"))
 			return;
-		step(st, st->q[Q_BEGIN], "begin");
+		store_step(st, st->q[Q_BEGIN], "begin");
 		break;
 	}
 }

@@ -120,6 +120,14 @@ struct store_buf store_buf_take(store *st);
 /* Mark the store failed with the database's error and stop the search
  * (either thread). */
 void store_writer_fail(store *st, const char *what);
+/* Step a write (or a one-row read) and reset it; false, and the store
+ * failed, on an error. */
+bool store_step(store *st, sqlite3_stmt *s, const char *what);
+/* The eight figures of eng_stats, bound from parameter `first` on. */
+void store_bind_stats(sqlite3_stmt *s, int first, const eng_stats *t);
+/* The per-level and per-operation counters of run (the writer's, or
+ * any thread's while no writer thread runs). */
+bool store_write_counters(store *st, int64_t run);
 void store_spares_free(store *st);
 
 /*

@@ -88,19 +88,6 @@ uint64_t store_raw_transitions(const store *st)
 	return n - st->ncur;
 }
 
-/* The writer's errors mark the store failed and stop the search. */
-static bool insert(store *st, sqlite3_stmt *s, const char *what)
-{
-	int rc = sqlite3_step(s);
-	if (rc != SQLITE_DONE) {
-		store_writer_fail(st, what); /* before the reset, which may clear errno */
-		store_q_done(s);
-		return false;
-	}
-	store_q_done(s);
-	return true;
-}
-
 static bool put_states(store *st)
 {
 	if (!st->sblk_count)
@@ -110,7 +97,7 @@ static bool put_states(store *st)
 	sqlite3_bind_int64(s, 2, st->sblk_first);
 	sqlite3_bind_int64(s, 3, st->sblk_count);
 	sqlite3_bind_blob64(s, 4, st->sblk.p, st->sblk.len, SQLITE_STATIC);
-	if (!insert(st, s, "write states"))
+	if (!store_step(st, s, "write states"))
 		return false;
 	st->sblk_first += st->sblk_count;
 	st->sblk_count = 0;
@@ -130,7 +117,7 @@ static bool put_edges(store *st)
 	sqlite3_bind_int64(s, 5, st->eblk_count);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)st->eblk_edges);
 	sqlite3_bind_blob64(s, 7, st->eblk.p, st->eblk.len, SQLITE_STATIC);
-	if (!insert(st, s, "write transitions"))
+	if (!store_step(st, s, "write transitions"))
 		return false;
 	store_pred_add_block(st, st->eblk.p, st->eblk.len);
 	st->eblk_seq++;
@@ -254,7 +241,7 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 			sqlite3_bind_int64(q, 2, (sqlite3_int64)b.full_len);
 			sqlite3_bind_blob64(q, 3, p, b.len, SQLITE_STATIC);
 			p += b.len;
-			if (!insert(st, q, "insert observation"))
+			if (!store_step(st, q, "insert observation"))
 				return false;
 		} else if (tag == 'F') {
 			if (!finish(st))

@@ -33,25 +33,11 @@ static double wall_now(void)
 
 static bool failed(store *st) { return __atomic_load_n(&st->failed, __ATOMIC_ACQUIRE); }
 
-#define writer_fail store_writer_fail
-
-static bool step_done(store *st, sqlite3_stmt *s, const char *what)
-{
-	int rc = sqlite3_step(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		writer_fail(st, what); /* before the reset, which may clear errno */
-		store_q_done(s);
-		return false;
-	}
-	store_q_done(s);
-	return true;
-}
-
 static sqlite3_stmt *wq(store *st, enum store_q q)
 {
 	sqlite3_stmt *s = store_q(st, q);
 	if (!s)
-		writer_fail(st, "prepare");
+		store_writer_fail(st, "prepare");
 	return s;
 }
 
@@ -74,13 +60,13 @@ static int64_t label_db(store *st, const char *text)
 	if (!ins || !get)
 		return -1;
 	sqlite3_bind_text(ins, 1, text, -1, SQLITE_STATIC);
-	if (!step_done(st, ins, "insert label"))
+	if (!store_step(st, ins, "insert label"))
 		return -1;
 	sqlite3_bind_text(get, 1, text, -1, SQLITE_STATIC);
 	int64_t id = sqlite3_step(get) == SQLITE_ROW ? sqlite3_column_int64(get, 0) : -1;
 	store_q_done(get);
 	if (id < 0 || id > INT32_MAX) { /* raw.h packs it in 31 bits */
-		writer_fail(st, "look up label");
+		store_writer_fail(st, "look up label");
 		return -1;
 	}
 	return id;
@@ -209,48 +195,6 @@ static void finish_expansion(store *st)
 	st->cur_src = ENG_NO_STATE;
 }
 
-static bool write_counters(store *st)
-{
-	for (size_t d = 0; d < st->nlvl; d++) {
-		if (!st->lvl_count[d])
-			continue;
-		sqlite3_stmt *s = wq(st, Q_LEVEL_PUT);
-		if (!s)
-			return false;
-		sqlite3_bind_int64(s, 1, st->run);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)d);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)st->lvl_count[d]);
-		sqlite3_bind_int64(s, 4, st->lvl_first[d]);
-		if (!step_done(st, s, "write levels"))
-			return false;
-	}
-	for (size_t l = 0; l < st->ntaken; l++) {
-		if (!st->taken[l])
-			continue;
-		sqlite3_stmt *s = wq(st, Q_RUN_ACTION);
-		if (!s)
-			return false;
-		sqlite3_bind_int64(s, 1, st->run);
-		sqlite3_bind_int64(s, 2, (sqlite3_int64)l);
-		sqlite3_bind_int64(s, 3, (sqlite3_int64)st->taken[l]);
-		if (!step_done(st, s, "write operation counts"))
-			return false;
-	}
-	return true;
-}
-
-static void bind_stats(sqlite3_stmt *s, int first, const eng_stats *t)
-{
-	sqlite3_bind_int64(s, first, (sqlite3_int64)t->distinct);
-	sqlite3_bind_int64(s, first + 1, (sqlite3_int64)t->generated);
-	sqlite3_bind_int64(s, first + 2, (sqlite3_int64)t->transitions);
-	sqlite3_bind_int64(s, first + 3, t->depth);
-	sqlite3_bind_int64(s, first + 4, (sqlite3_int64)t->violations);
-	sqlite3_bind_int64(s, first + 5, (sqlite3_int64)t->raw_distinct);
-	sqlite3_bind_int64(s, first + 6, (sqlite3_int64)t->canon_distinct);
-	sqlite3_bind_double(s, first + 7, t->elapsed_s);
-}
-
 /* Queue the commit point after the entries gathered: the writer inserts
  * its blocks and the counters as they are then.  Called only between
  * expansions. */
@@ -288,6 +232,44 @@ static void edges_begin(store *st, uint32_t from)
 	st->cur_hand = st->hand;
 }
 
+/* The 'S' entry of a state with an observation, its new blobs first. */
+static void raw_state_observed(store *st, const eng_state_info *si, uint32_t label, bool keep)
+{
+	struct store_rec r = {
+		.parent = si->parent,
+		.label = label,
+		.depth = si->depth,
+		.fp = si->fp,
+		.status = si->bad ? STORE_VIOLATION : STORE_OK,
+	};
+	const eng_obs *o = si->obs;
+	r.has_obs = true;
+	r.raw_fp = o->raw;
+	r.canon_fp = o->canon;
+	r.raw_blob = put_blob(st, o->raw_bytes, o->raw_len,
+			      st->o.raw_cap == STORE_RAW_NONE ? 0 : st->o.raw_cap);
+	r.canon_blob = put_blob(st, o->canon_rec, o->canon_len, SIZE_MAX);
+	r.reply_blob = put_blob(st, o->reply, o->reply_len, SIZE_MAX);
+	r.obs_flags = o->flags;
+	r.exit_status = o->flags & ENG_OBS_EXITED ? o->exit_status : 0;
+	r.term_signal = o->flags & ENG_OBS_SIGNALED ? o->term_signal : 0;
+	if (o->flags & ENG_OBS_ALLOC) {
+		r.alloc_checked = o->alloc_checked;
+		r.alloc_failed = o->alloc_failed;
+	}
+	if (o->fault && *o->fault) {
+		r.fault = o->fault;
+		r.fault_len = strnlen(o->fault, 4096);
+	}
+	if (o->flags & (ENG_OBS_FAULT | ENG_OBS_SIGNALED))
+		r.status = STORE_FAULT;
+	if (keep) {
+		r.state = si->state;
+		r.state_len = si->state_len;
+	}
+	store_raw_state_obs(&st->raw, &r);
+}
+
 static void on_state(void *ctx, const eng_state_info *si)
 {
 	store *st = ctx;
@@ -297,7 +279,7 @@ static void on_state(void *ctx, const eng_state_info *si)
 		char what[96];
 		snprintf(what, sizeof what, "state %u reported out of order (expected %u)", si->id,
 			 st->next_id);
-		writer_fail(st, what);
+		store_writer_fail(st, what);
 		return;
 	}
 	/* A state discovered by another expansion than the last: that one is
@@ -317,52 +299,12 @@ static void on_state(void *ctx, const eng_state_info *si)
 		label = (uint32_t)l;
 	}
 	bool keep = si->state && si->state_len <= st->o.state_cap;
-	if (!si->obs) { /* a model's state: the entry directly */
+	if (si->obs)
+		raw_state_observed(st, si, label, keep);
+	else /* a model's state: the entry directly */
 		raw_state_plain(&st->raw, si->parent, label, si->depth, si->fp,
 				si->bad ? STORE_VIOLATION : STORE_OK, keep ? si->state : NULL,
 				keep ? si->state_len : 0);
-		st->next_id++;
-		st->batch_states++;
-		raw_check(st);
-		return;
-	}
-	struct store_rec r = {
-		.parent = si->parent,
-		.label = label,
-		.depth = si->depth,
-		.fp = si->fp,
-		.status = si->bad ? STORE_VIOLATION : STORE_OK,
-	};
-	const eng_obs *o = si->obs;
-	{
-		r.has_obs = true;
-		r.raw_fp = o->raw;
-		r.canon_fp = o->canon;
-		r.raw_blob = put_blob(st, o->raw_bytes, o->raw_len,
-				      st->o.raw_cap == STORE_RAW_NONE ? 0 : st->o.raw_cap);
-		r.canon_blob = put_blob(st, o->canon_rec, o->canon_len, SIZE_MAX);
-		r.reply_blob = put_blob(st, o->reply, o->reply_len, SIZE_MAX);
-		if (failed(st))
-			return;
-		r.obs_flags = o->flags;
-		r.exit_status = o->flags & ENG_OBS_EXITED ? o->exit_status : 0;
-		r.term_signal = o->flags & ENG_OBS_SIGNALED ? o->term_signal : 0;
-		if (o->flags & ENG_OBS_ALLOC) {
-			r.alloc_checked = o->alloc_checked;
-			r.alloc_failed = o->alloc_failed;
-		}
-		if (o->fault && *o->fault) {
-			r.fault = o->fault;
-			r.fault_len = strnlen(o->fault, 4096);
-		}
-		if (o->flags & (ENG_OBS_FAULT | ENG_OBS_SIGNALED))
-			r.status = STORE_FAULT;
-	}
-	if (keep) {
-		r.state = si->state;
-		r.state_len = si->state_len;
-	}
-	store_raw_state_obs(&st->raw, &r);
 	st->next_id++;
 	st->batch_states++;
 	raw_check(st);
@@ -425,7 +367,7 @@ static void on_violation(void *ctx, const eng_violation *v)
 		sqlite3_bind_int64(s, 4, v->state);
 	if (v->trace)
 		store_bind_fp(s, 5, v->trace->init_fp);
-	if (!step_done(st, s, "insert violation"))
+	if (!store_step(st, s, "insert violation"))
 		return;
 	int64_t vid = sqlite3_last_insert_rowid(st->db);
 	for (size_t i = 0; v->trace && i < v->trace->len; i++) {
@@ -438,7 +380,7 @@ static void on_violation(void *ctx, const eng_violation *v)
 		sqlite3_bind_int64(t, 3, lid);
 		if (v->trace->fps)
 			store_bind_fp(t, 4, v->trace->fps[i]);
-		if (!step_done(st, t, "insert violation trace"))
+		if (!store_step(st, t, "insert violation trace"))
 			return;
 	}
 }
@@ -545,7 +487,7 @@ int64_t store_run_begin(store *st, const store_run_info *in)
 		sqlite3_bind_int64(a, 1, st->run);
 		sqlite3_bind_int64(a, 2, lid);
 		sqlite3_bind_int64(a, 3, 0);
-		if (!step_done(st, a, "insert run action"))
+		if (!store_step(st, a, "insert run action"))
 			goto fail;
 	}
 	/* The run row is visible as 'running' from here on. */
@@ -659,8 +601,8 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	bool was_failed = st->failed;
 	char saved[sizeof st->err];
 	memcpy(saved, st->err, sizeof saved);
-	if (!st->failed && write_counters(st) && !store_pred_flush(st, st->run))
-		writer_fail(st, "write the predecessor index");
+	if (!st->failed && store_write_counters(st, st->run) && !store_pred_flush(st, st->run))
+		store_writer_fail(st, "write the predecessor index");
 	/* After a write error the open transaction may be gone; start afresh so
 	 * the run row at least says how it ended. */
 	if (st->failed && !sqlite3_get_autocommit(st->db))
@@ -677,7 +619,7 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	sqlite3_bind_int64(s, 4, f && f->complete && !st->failed && !st->frozen ? st->next_id
 										   : st->expanded_below);
 	if (f) {
-		bind_stats(s, 5, f);
+		store_bind_stats(s, 5, f);
 		sqlite3_bind_int(s, 13, f->complete);
 		sqlite3_bind_int(s, 14, f->bounded);
 	}

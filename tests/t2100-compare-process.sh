@@ -22,13 +22,7 @@ db=$T/l.db
 q() { sqlite3 "$db" "$1" 2>&1; }
 
 "$CMC" check --db "$db" --hash both --json "$LIST/list.scn" >check.json 2>check.err
-rc=$?
-if [ $rc -ne 0 ] || [ "$(json_get check.json distinct)" != 16 ]; then
-	_report 1 "the list example is explored (exit $rc, 16 states)"
-	sed 's/^/#   /' check.err | head -n 5
-	done_testing
-	exit
-fi
+explored_or_stop $? check.json 16 check.err "the list example is explored"
 distinct=$(json_get check.json distinct)
 raw=$(json_get check.json raw_distinct)
 canon=$(json_get check.json canonical_distinct)

@@ -229,13 +229,7 @@ is "--trace: as many as the trace has steps" "$(grep '^edge s' tr.flat | grep -c
 
 # ---- the list example by canonical identity: merges -------------------------
 "$CMC" check --db "$db" --json "$CMC_TOP/share/examples/list/list.scn" >list.json 2>list.err
-rc=$?
-if [ $rc -ne 0 ] || [ "$(json_get list.json distinct)" != 8 ]; then
-	_report 1 "the list example is explored (exit $rc, 8 canonical states)"
-	sed 's/^/#   /' list.err | head -n 5
-	done_testing
-	exit
-fi
+explored_or_stop $? list.json 8 list.err "the list example is explored by canonical identity"
 style list "$db" 3
 # keys only grow: no transition leads back up, and {1,2} reached from {1}
 # and from {2} means edges into already-seen states of the next level.

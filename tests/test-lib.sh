@@ -30,6 +30,17 @@ is() {
 skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 # json_get FILE KEY — a top-level scalar from cmc's --json output.
 json_get() { sed -n "s/.*\"$2\": *\([^,}]*\).*/\1/p" "$1" | head -n 1 | tr -d '"'; }
+
+# explored_or_stop RC JSON WANT ERRFILE WHAT — a check the rest of a test
+# builds on: unless it exited 0 with WANT distinct states, report WHAT as
+# failed with the start of its stderr and end the test here.
+explored_or_stop() {
+	[ "$1" -eq 0 ] && [ "$(json_get "$2" distinct)" = "$3" ] && return 0
+	_report 1 "$5 (exit $1, $3 states)"
+	sed 's/^/#   /' "$4" | head -n 5
+	done_testing
+	exit
+}
 # first_violation FILE FIELD — property, message or trace of the first
 # violation in cmc's --json output (one line; sed alone is greedy).
 first_violation() {
