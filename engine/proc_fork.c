@@ -863,6 +863,13 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		kill_target(t);
 		return -1;
 	}
+	if (w != PROC_QUIESCENT && !proc_target_settles(f->origin->t, sc->timeout_ms)) {
+		/* the fork request itself undid the origin: this outcome is
+		 * not the operation's (proc_target_settles) */
+		snprintf(x->err, sizeof x->err, "a snapshot did not survive its fork request");
+		kill_target(t);
+		return proc_interrupted ? -1 : fork_unavailable(f, op, obs);
+	}
 	proc_observe(t, f->img, w, obs);
 	struct snap *s = NULL;
 	/* After an eof nothing follows (proc.c): such a state is never forked. */

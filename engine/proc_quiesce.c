@@ -359,6 +359,61 @@ static bool quiescent(struct proc_target *t)
 	return sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0;
 }
 
+/*
+ * A parked snapshot, after a fork request interrupted it, must be back
+ * asleep in a waiting call: a program that does not retry a call the
+ * request signal interrupted (OpenBSD netcat exits on poll()'s EINTR)
+ * dies in the snapshot and in its child alike, and what the child then
+ * did is the fork's doing, not the operation's.  Asleep twice in the same
+ * call 1 ms apart counts as settled; ending, or not settling within the
+ * timeout, does not.  Parked targets have their /proc files closed: they
+ * are opened here for the question.
+ */
+static int open_pid_file(pid_t pid, const char *what)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
+{
+	int sys_fd = t->sys_fd, stat_fd = t->stat_fd;
+	if (t->pid > 0 && t->sys_fd < 0)
+		t->sys_fd = open_pid_file(t->pid, "syscall");
+	if (t->pid > 0 && t->stat_fd < 0)
+		t->stat_fd = open_pid_file(t->pid, "stat");
+	double deadline = eng_now() + timeout_ms / 1000.0;
+	bool settled = false;
+	char a[256], b[256];
+	long nr, nr2;
+	unsigned long a0, a02;
+	while (!proc_target_reap(t)) {
+		if (sys_line(t, a, sizeof a, &nr, &a0) && waiting_call(nr, a0, t) &&
+		    proc_state(t) == 'S') {
+			poll(NULL, 0, 1);
+			if (sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0 &&
+			    proc_state(t) == 'S') {
+				settled = !proc_target_reap(t);
+				break;
+			}
+			continue;
+		}
+		if (eng_now() > deadline || proc_interrupted)
+			break;
+		poll(NULL, 0, 1);
+	}
+	if (sys_fd < 0 && t->sys_fd >= 0) {
+		close(t->sys_fd);
+		t->sys_fd = -1;
+	}
+	if (stat_fd < 0 && t->stat_fd >= 0) {
+		close(t->stat_fd);
+		t->stat_fd = -1;
+	}
+	return settled;
+}
+
 /* ---- one step --------------------------------------------------------- */
 
 enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, size_t len,

@@ -157,6 +157,11 @@ bool proc_target_drain(struct proc_target *t);
 /* Reap without waiting; true when the target is gone. */
 bool proc_target_reap(struct proc_target *t);
 
+/* Wait up to timeout_ms for a parked target, interrupted by a fork
+ * request, to be asleep in a waiting call again; false when it ended or
+ * did not settle (proc_quiesce.c says why this matters). */
+bool proc_target_settles(struct proc_target *t, unsigned timeout_ms);
+
 /* Fill obs from the live (quiescent or gone) target after a wait result. */
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
 		  struct proc_obs *obs);

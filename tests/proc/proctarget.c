@@ -20,13 +20,20 @@
  * Arguments: --exit-at-start N (exit before reading anything),
  *            --pause (never read: blocks in pause()),
  *            --epoll (an event loop: wait for stdin in epoll_wait before
- *            each read, as servers do).
+ *            each read, as servers do),
+ *            --poll-eintr (wait for stdin in poll() and exit 3 when it is
+ *            interrupted, as OpenBSD netcat does; a process forked from
+ *            the first exits at once, the first 100 ms later, so a fork
+ *            snapshot's child is seen to end before the snapshot does).
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -94,7 +101,11 @@ static void command(const char *line)
 int main(int argc, char **argv)
 {
 	int ep = -1;
+	pid_t first = getpid();
+	bool poll_eintr = false;
 	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--poll-eintr"))
+			poll_eintr = true;
 		if (!strcmp(argv[i], "--epoll")) {
 			struct epoll_event ev = {.events = EPOLLIN};
 			ep = epoll_create1(EPOLL_CLOEXEC);
@@ -114,6 +125,14 @@ int main(int argc, char **argv)
 		struct epoll_event ev;
 		if (ep >= 0 && len == 0 && epoll_wait(ep, &ev, 1, -1) < 0)
 			exit(3);
+		struct pollfd pf = {.fd = 0, .events = POLLIN};
+		if (poll_eintr && len == 0 && poll(&pf, 1, -1) < 0) {
+			if (getpid() == first) {
+				struct timespec ts = {0, 100 * 1000 * 1000};
+				nanosleep(&ts, NULL);
+			}
+			exit(3);
+		}
 		ssize_t r = read(0, &c, 1);
 		if (r <= 0)
 			return 0;
