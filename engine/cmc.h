@@ -96,6 +96,13 @@ typedef struct eng_succ {
 	const char *property;       /* violated property name, or NULL */
 	const char *violation;      /* its message, or NULL */
 	bool terminal;              /* no successors by design (target exited) */
+	/* Optional (NULL), for a frontend that keeps something live per
+	 * successor (a fork snapshot): it sets *wanted true before the
+	 * callback, the engine sets it false when the successor will never be
+	 * expanded (a state seen before, or one the bounds leave unexpanded),
+	 * so the frontend can let go of it at once.  A hint: a successor left
+	 * true may still never be expanded. */
+	bool *wanted;
 } eng_succ;
 
 /* Returns false to ask the frontend to stop producing successors. */

@@ -107,6 +107,7 @@ struct xctx {
 	struct eng_pool *p;
 	struct wbuf *sl;
 	eng_labels *labels;
+	uint32_t depth; /* of the successors */
 };
 
 static void put(struct wbuf *sl, const void *p, size_t n)
@@ -143,6 +144,12 @@ static bool x_cb(void *ctx, const eng_succ *x)
 	struct xctx *c = ctx;
 	struct wbuf *sl = c->sl;
 	size_t at = sl->len;
+	/* the set is read-only while workers run (lookup()) */
+	const eng_opts *o = &c->p->s->o;
+	if (x->wanted && x->state &&
+	    (x->terminal || (o->max_depth && c->depth >= o->max_depth) ||
+	     fpset_get(c->p->s->set, x->fp) != NONE32))
+		*x->wanted = false;
 	struct xrec r = {x->fp,	     0,	       NONE32, 0, eng_labels_intern(c->labels, x->label),
 			 NONE32, x->state != NULL, x->terminal, 0};
 	put(sl, &r, sizeof r);
@@ -252,7 +259,7 @@ static void expand_slots(struct eng_pool *p, unsigned w)
 		scr->len = 0;
 		for (size_t i = a; i < b; i++) {
 			struct slot *sl = &p->slots[i];
-			struct xctx c = {p, scr, p->labels[w]};
+			struct xctx c = {p, scr, p->labels[w], sl->depth + 1};
 			sl->scr_off = scr->len;
 			sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
 			sl->scr_len = scr->len - sl->scr_off;

@@ -169,7 +169,13 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 	s.property = proc_props_eval(p->props, &v, p->msg, sizeof p->msg);
 	if (s.property)
 		s.violation = p->msg;
-	return fn(ctx, &s);
+	bool wanted = true;
+	if (op >= 0 && p->x->ops->discard)
+		s.wanted = &wanted;
+	bool go = fn(ctx, &s);
+	if (!wanted)
+		p->x->ops->discard(p->x); /* a snapshot of it would never be used */
+	return go;
 }
 
 /* ---- frontend operations ---------------------------------------------- */
@@ -313,9 +319,11 @@ static void proc_destroy(eng_frontend *fe)
 		const struct proc_exec_stats *st = &p->x->st;
 		if (getenv("CMC_PROC_STATS"))
 			fprintf(stderr,
-				"cmc: process: executor %s: %llu spawns, %llu forks, %llu ops (%llu replayed), "
+				"cmc: process: executor %s: %llu spawns, %llu forks, %llu discarded, at most "
+				"%llu snapshots, %llu ops (%llu replayed), "
 				"mean replay depth %.2f, mean quiescence %.1f us/op, mean start-up %.2f ms\n",
 				p->x->ops->name, (unsigned long long)st->spawns, (unsigned long long)st->forks,
+				(unsigned long long)st->discarded, (unsigned long long)st->peak,
 				(unsigned long long)st->ops,
 				(unsigned long long)st->replayed,
 				st->spawns ? (double)st->replayed / (double)st->spawns : 0.0,

@@ -12,6 +12,8 @@
  *     apply(x, op, &obs)            observe the successor by op; the state
  *     apply(x, op2, &obs)           reached by reach() stays the origin of
  *     ...                           every apply until the next reach
+ *     discard(x)                    (optional) the last apply's successor
+ *                                   will never be reached: let it go
  *     release(x)                    nothing live is needed any more
  * and destroy(x) once, which kills every process the executor started.
  * A replay executor re-reaches (respawn + replay) inside apply when its live
@@ -99,6 +101,8 @@ struct proc_exec_stats {
 	double spawn_s;         /* total time from fork to start-up quiescence */
 	uint64_t replayed;      /* prefix operations re-executed */
 	uint64_t forks;         /* snapshot children forked (fork executor) */
+	uint64_t discarded;     /* children let go at once: discard() */
+	uint64_t peak;          /* most snapshots live in the pool at once */
 };
 
 struct proc_exec;
@@ -114,6 +118,10 @@ struct proc_exec_ops {
 	 * (faults, exits and crashes are observations, not errors) or -1 with
 	 * x->err when the origin could not be re-established. */
 	int (*apply)(struct proc_exec *x, unsigned op, struct proc_obs *obs);
+	/* Optional: the successor the last apply observed will never be
+	 * reached (a state seen before, or past the bounds): drop whatever
+	 * apply kept live for it. */
+	void (*discard)(struct proc_exec *x);
 	void (*release)(struct proc_exec *x);
 	void (*destroy)(struct proc_exec *x);
 };

@@ -81,6 +81,7 @@ struct snap {
 	int users;              /* executors using it as origin or fork source (pool lock) */
 	bool doomed;            /* out of the pool: the last user frees it */
 	pthread_mutex_t fmu;    /* one fork request at a time on its socket */
+	const void *maker;      /* the executor whose cpu it runs on (compared only) */
 };
 
 /*
@@ -106,6 +107,8 @@ struct forkx {
 	struct fork_pool *pl;   /* live snapshots besides roots and temporary origins */
 	struct snap *origin;    /* the reached state (users counts us) */
 	bool origin_temp;       /* origin is not in the pool: killed at release */
+	struct snap *kept;      /* put in the pool by the last apply; compared, never
+				 * followed, unless found in the pool (lock held) */
 	int lfd;                /* tcp: listener the new connections come from */
 	uint16_t lport;
 	int conn_no;            /* tcp: the target's connection fd number, -1 unknown */
@@ -161,7 +164,6 @@ static void trim(struct proc_target *t)
 	close_fd(&t->mem_fd);
 	close_fd(&t->sys_fd);
 	close_fd(&t->stat_fd);
-	close_fd(&t->diag_fd);
 	proc_buf_free(&t->reply);
 	proc_buf_free(&t->canon.cur);
 	proc_buf_free(&t->ctl.cur);
@@ -170,22 +172,11 @@ static void trim(struct proc_target *t)
 	t->ctl.sticky_seen = false; /* reported with the operation that made it */
 }
 
-static int open_proc(pid_t pid, const char *what)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 static int make_pipe(int p[2])
 {
 	return pipe2(p, O_CLOEXEC);
 }
 
-static void set_nonblock(int fd)
-{
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-}
 
 /* A fresh loopback connection: *mine is cmc's end, *theirs the accepted
  * end for the target; ports as the quiescence check looks them up. */
@@ -222,7 +213,7 @@ static int tcp_pair(struct forkx *f, int *mine, int *theirs, uint16_t *cport)
 	socklen_t al = sizeof a;
 	getsockname(c, (struct sockaddr *)&a, &al);
 	*cport = ntohs(a.sin_port);
-	set_nonblock(c);
+	proc_set_nonblock(c);
 	*mine = c;
 	*theirs = s;
 	return 0;
@@ -337,7 +328,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	f->x.st.forks++;
 	/* A snapshot another worker made runs on that worker's cpu: bring
 	 * the child to ours (see pin()). */
-	if (f->pinned)
+	if (f->pinned && s->maker != f)
 		sched_setaffinity(rep.a, sizeof f->cpu, &f->cpu);
 
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
@@ -350,7 +341,6 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	t->load_base = p->load_base;
 	t->base_known = p->base_known;
 	t->connected = true;
-	t->diag_fd = -1;
 	t->jail = proc_jail_adopt(sc, t->pid); /* h9: its own process cap and kill scope */
 	t->in_fd = in_mine;
 	t->out_fd = out[0];
@@ -364,14 +354,11 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 		t->port = f->lport;
 		t->client_port = cport;
 	}
-	set_nonblock(t->out_fd);
-	set_nonblock(t->canon.fd);
-	set_nonblock(t->ctl.fd);
 	if (t->transport != PROC_TCP)
-		set_nonblock(t->in_fd);
-	t->mem_fd = open_proc(t->pid, "mem");
-	t->sys_fd = open_proc(t->pid, "syscall");
-	t->stat_fd = open_proc(t->pid, "stat");
+		proc_set_nonblock(t->in_fd);
+	t->mem_fd = proc_open_pid(t->pid, "mem");
+	t->sys_fd = proc_open_pid(t->pid, "syscall");
+	t->stat_fd = proc_open_pid(t->pid, "stat");
 	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0 || (rep.b < 0 && t->transport == PROC_TCP)) {
 		if (!(t->transport == PROC_TCP && rep.b < 0))
 			snprintf(f->x.err, sizeof f->x.err, "fork executor: cannot open /proc/%d: %s", (int)t->pid,
@@ -440,6 +427,7 @@ static struct snap *snap_new(struct forkx *f, struct proc_target *t, const struc
 	s->t = t;
 	s->n = n;
 	s->seq = __atomic_fetch_add(&f->pl->seq, 1, __ATOMIC_RELAXED);
+	s->maker = f;
 	pthread_mutex_init(&s->fmu, NULL);
 	if (n) {
 		s->trace = eng_xmalloc(n * sizeof *s->trace);
@@ -462,9 +450,11 @@ static void mirror(struct forkx *f)
 {
 	f->x.replies = f->fb->replies;
 	f->x.nreplies = f->fb->nreplies;
-	uint64_t forks = f->x.st.forks;
+	struct proc_exec_stats own = f->x.st;
 	f->x.st = f->fb->st;
-	f->x.st.forks = forks;
+	f->x.st.forks = own.forks;
+	f->x.st.discarded = own.discarded;
+	f->x.st.peak = own.peak;
 	memcpy(f->x.err, f->fb->err, sizeof f->x.err);
 }
 
@@ -671,7 +661,7 @@ static void observe_snap(struct forkx *f, struct snap *o, struct proc_obs *obs)
 {
 	struct proc_target *t = o->t;
 	proc_obs_reset(obs);
-	t->mem_fd = open_proc(t->pid, "mem");
+	t->mem_fd = proc_open_pid(t->pid, "mem");
 	if (o->n)
 		proc_buf_set(&t->reply, o->replies[o->n - 1].p, o->replies[o->n - 1].len);
 	proc_observe(t, f->img, PROC_QUIESCENT, obs);
@@ -817,6 +807,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 {
 	struct forkx *f = (struct forkx *)x;
 	const struct proc_scenario *sc = x->sc;
+	f->kept = NULL;
 	if (f->fb) {
 		int rc = f->fb->ops->apply(f->fb, op, obs);
 		mirror(f);
@@ -879,7 +870,10 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 	}
 	pthread_mutex_lock(&f->pl->mu);
 	if (s && pool_room(f->pl, false)) {
+		f->kept = s;
 		f->pl->s[f->pl->n++] = s;
+		if (f->pl->n > x->st.peak)
+			x->st.peak = f->pl->n;
 		s = NULL;
 		t = NULL;
 	} else if (s && f->origin != f->root)
@@ -890,6 +884,29 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 	else if (t)
 		kill_target(t);
 	return 0;
+}
+
+/* The engine will never ask for the last apply's successor (a duplicate,
+ * or past the bounds): its snapshot could only fill the pool and hold a
+ * process and a jail.  Most successors are duplicates, so this keeps the
+ * pool to the states still to expand. */
+static void fork_discard(struct proc_exec *x)
+{
+	struct forkx *f = (struct forkx *)x;
+	struct fork_pool *pl = f->pl;
+	if (f->fb || !f->kept)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	for (size_t i = pl->n; i-- > 0;) /* it went in last: look from the end */
+		if (pl->s[i] == f->kept) {
+			if (!pl->s[i]->users) {
+				pool_drop(pl, pl->s[i]);
+				x->st.discarded++;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&pl->mu);
+	f->kept = NULL;
 }
 
 static void fork_release(struct proc_exec *x)
@@ -962,6 +979,7 @@ static const struct proc_exec_ops fork_ops = {
 	.name = "fork",
 	.reach = fork_reach,
 	.apply = fork_apply,
+	.discard = fork_discard,
 	.release = fork_release,
 	.destroy = fork_destroy,
 };

@@ -9,8 +9,8 @@
  * overs of a cmc that was SIGKILLed (its pid gone) are removed the next time
  * any cmc makes its parent.  A jail's directories that cannot be removed yet
  * (a killed process still exiting) are retried at the next jail and at exit.
- * Freed jails are pooled (up to POOL_MAX) and reused once empty, so a replay
- * run does not pay a cgroup mkdir/rmdir pair per target.
+ * Freed jails are pooled and reused once empty, so neither a replay run nor
+ * a fork run pays a cgroup mkdir/rmdir pair per target.
  *
  * Thread model: each search thread starts its own targets; the jail a thread
  * prepared is handed to its forked child through a thread-local pointer (the
@@ -63,10 +63,16 @@ static unsigned long next_id;
 static _Thread_local struct proc_jail *armed; /* for the child of this thread */
 /* Jails whose processes were killed, kept for reuse: mkdir + rmdir of a
  * cgroup pair costs ~135 us, a quarter of a target's exec.  One is reused
- * only once it is empty again (a killed process may still be exiting). */
-#define POOL_MAX 64
-static struct proc_jail *pool[POOL_MAX];
-static size_t npool;
+ * only once it is empty again (a killed process may still be exiting).
+ * The pool is not capped below what was ever in use at once: a fork search
+ * frees jails in bursts (a level's snapshots dropped together) and takes
+ * them back one by one, so a smaller cap turned every other fork child
+ * into a mkdir + rmdir pair.  Jails in use plus pooled never exceed the
+ * most targets alive at once (bounded by the fork pool, whose fd budget
+ * counts their files), except past POOL_CAP, a guard. */
+#define POOL_CAP 8192
+static struct proc_jail **pool;
+static size_t npool, pool_size;
 
 /* ---- small file helpers (the child uses only put_str) ------------------ */
 
@@ -401,7 +407,9 @@ static void remove_all(void)
 				remove_dir(pool[i]->dir[h]);
 		free(pool[i]);
 	}
-	npool = 0;
+	free(pool);
+	pool = NULL;
+	npool = pool_size = 0;
 	retry_pending();
 	/* Still busy: a process killed a moment ago has not finished exiting.
 	 * Wait for exactly that — each member's pidfd turns readable when it
@@ -461,7 +469,7 @@ static struct proc_jail *reuse(const struct proc_scenario *sc)
 		char buf[128];
 		unsigned long long n = 0;
 		set_pids_max(j, sc, false);
-		if (j->dir[V1PIDS][0] && jget(j, V1PIDS, JF_PIDS_EVENTS, buf, sizeof buf))
+		if (j->dir[V1PIDS][0] && sc->limit_procs && jget(j, V1PIDS, JF_PIDS_EVENTS, buf, sizeof buf))
 			sscanf(buf, "max %llu", &n);
 		j->pids_max_events = n;
 		return j;
@@ -573,7 +581,11 @@ void proc_jail_free(struct proc_jail *j)
 		if (j->dir[h][0])
 			jail_kill(j, h);
 	pthread_mutex_lock(&lock);
-	if (npool < POOL_MAX) {
+	if (npool == pool_size && pool_size < POOL_CAP) {
+		pool_size = pool_size ? 2 * pool_size : 64;
+		pool = eng_xrealloc(pool, pool_size * sizeof *pool);
+	}
+	if (npool < pool_size) {
 		pool[npool++] = j;
 		pthread_mutex_unlock(&lock);
 		return;
@@ -588,7 +600,8 @@ void proc_jail_free(struct proc_jail *j)
 
 void proc_jail_observe(struct proc_jail *j, const struct proc_scenario *sc, struct proc_obs *obs)
 {
-	if (!j || !j->dir[V1PIDS][0] || obs->fault != PROC_FAULT_NONE)
+	/* Without `limit procs` pids.max is "max": no fork is refused here */
+	if (!j || !j->dir[V1PIDS][0] || !sc->limit_procs || obs->fault != PROC_FAULT_NONE)
 		return;
 	char buf[128];
 	unsigned long long n;

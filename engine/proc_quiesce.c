@@ -93,11 +93,25 @@ void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 	}
 }
 
-/* Read what is there; false on EOF or error (the fd is then closed). */
+/* Has fd something to read (or its end)?  Without waiting. */
+static bool readable(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r;
+	while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		;
+	return r > 0;
+}
+
+/* Read what is there, once poll() said there is something; false on EOF
+ * or error (the fd is then closed).  The output pipes may be blocking (no
+ * fcntl per channel): a read is only made when poll() said it will not
+ * wait, and one shorter than asked for has emptied a pipe or stream socket
+ * for now, which is all EAGAIN would say. */
 static bool drain_fd(int *fd, struct proc_target *t, struct proc_chan *c)
 {
 	uint8_t buf[65536];
-	while (*fd >= 0) {
+	for (bool more = true; more && *fd >= 0;) {
 		ssize_t r = read(*fd, buf, sizeof buf);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -108,6 +122,7 @@ static bool drain_fd(int *fd, struct proc_target *t, struct proc_chan *c)
 			*fd = -1;
 			return false;
 		}
+		more = (size_t)r == sizeof buf && readable(*fd);
 		if (c) {
 			proc_chan_feed(c, buf, (size_t)r);
 			continue;
@@ -118,18 +133,27 @@ static bool drain_fd(int *fd, struct proc_target *t, struct proc_chan *c)
 		if ((size_t)r > room)
 			t->flood = true;
 	}
-	return false;
+	return *fd >= 0;
 }
 
 bool proc_target_drain(struct proc_target *t)
 {
 	/* A tcp target answers on the connection; its stdout and stderr count
 	 * as reply too. */
-	if (t->transport == PROC_TCP && t->connected && t->in_fd >= 0)
-		drain_fd(&t->in_fd, t, NULL);
-	drain_fd(&t->out_fd, t, NULL);
-	drain_fd(&t->canon.fd, t, &t->canon);
-	drain_fd(&t->ctl.fd, t, &t->ctl);
+	/* One poll() asks all four; only those with something are read (and
+	 * only they: the pipes may be blocking). */
+	int *fds[] = {t->transport == PROC_TCP && t->connected ? &t->in_fd : NULL, &t->out_fd, &t->canon.fd,
+		      &t->ctl.fd};
+	struct proc_chan *chans[] = {NULL, NULL, &t->canon, &t->ctl};
+	struct pollfd p[4];
+	for (int i = 0; i < 4; i++)
+		p[i] = (struct pollfd){.fd = fds[i] ? *fds[i] : -1, .events = POLLIN, .revents = 0};
+	int r;
+	while ((r = poll(p, 4, 0)) < 0 && errno == EINTR)
+		;
+	for (int i = 0; r > 0 && i < 4; i++)
+		if (fds[i] && *fds[i] >= 0 && p[i].revents)
+			drain_fd(fds[i], t, chans[i]);
 	return !t->flood && !t->canon.bad && !t->ctl.bad;
 }
 
@@ -229,22 +253,29 @@ struct diag_req {
 	struct inet_diag_req_v2 r;
 };
 
-static int diag_socket(struct proc_target *t)
+/* One netlink socket per thread, for every target it watches (a socket
+ * per target was a socket() and a close() per fork transition); never
+ * closed: one fd per search thread.  Requests and answers on it are
+ * numbered, so an answer a failed request left behind is skipped. */
+static _Thread_local int diag_fd = -1;
+static _Thread_local uint32_t diag_seq;
+
+static int diag_socket(void)
 {
-	if (t->diag_fd < 0)
-		t->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-	return t->diag_fd;
+	if (diag_fd < 0)
+		diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	return diag_fd;
 }
 
 /* Send one request and walk the answers; fn returns true to stop early.
  * Returns true when fn stopped it. */
-static bool diag_ask(struct proc_target *t, struct diag_req *q,
-		     bool (*fn)(const struct inet_diag_msg *, void *), void *ctx)
+static bool diag_ask(struct diag_req *q, bool (*fn)(const struct inet_diag_msg *, void *), void *ctx)
 {
-	int fd = diag_socket(t);
+	int fd = diag_socket();
 	if (fd < 0)
 		return false;
 	q->nh.nlmsg_len = sizeof *q;
+	q->nh.nlmsg_seq = ++diag_seq;
 	q->nh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	q->r.sdiag_protocol = IPPROTO_TCP;
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
@@ -259,6 +290,8 @@ static bool diag_ask(struct proc_target *t, struct diag_req *q,
 		if (n <= 0)
 			return hit;
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+			if (h->nlmsg_seq != q->nh.nlmsg_seq)
+				continue; /* an earlier request's */
 			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
 				return hit;
 			if (!hit && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
@@ -280,7 +313,7 @@ static bool listening(struct proc_target *t)
 		struct diag_req q = {.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP};
 		q.r.sdiag_family = fam ? AF_INET6 : AF_INET;
 		q.r.idiag_states = 1u << 10; /* TCP_LISTEN */
-		if (diag_ask(t, &q, is_port, &t->port))
+		if (diag_ask(&q, is_port, &t->port))
 			return true;
 	}
 	return false;
@@ -288,11 +321,8 @@ static bool listening(struct proc_target *t)
 
 bool proc_tcp_listening(uint16_t port)
 {
-	struct proc_target t = {.diag_fd = -1, .port = port};
-	bool r = listening(&t);
-	if (t.diag_fd >= 0)
-		close(t.diag_fd);
-	return r;
+	struct proc_target t = {.port = port};
+	return listening(&t);
 }
 
 static bool conn_drained(const struct inet_diag_msg *m, void *ctx)
@@ -319,7 +349,7 @@ static bool target_drained(struct proc_target *t)
 		} else
 			q.r.id.idiag_src[0] = q.r.id.idiag_dst[0] = lo;
 		bool drained = false;
-		if (diag_ask(t, &q, conn_drained, &drained))
+		if (diag_ask(&q, conn_drained, &drained))
 			return drained;
 	}
 	return false;
@@ -369,20 +399,13 @@ static bool quiescent(struct proc_target *t)
  * timeout, does not.  Parked targets have their /proc files closed: they
  * are opened here for the question.
  */
-static int open_pid_file(pid_t pid, const char *what)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
-	return open(path, O_RDONLY | O_CLOEXEC);
-}
-
 bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
 {
 	int sys_fd = t->sys_fd, stat_fd = t->stat_fd;
 	if (t->pid > 0 && t->sys_fd < 0)
-		t->sys_fd = open_pid_file(t->pid, "syscall");
+		t->sys_fd = proc_open_pid(t->pid, "syscall");
 	if (t->pid > 0 && t->stat_fd < 0)
-		t->stat_fd = open_pid_file(t->pid, "stat");
+		t->stat_fd = proc_open_pid(t->pid, "stat");
 	double deadline = eng_now() + timeout_ms / 1000.0;
 	bool settled = false;
 	char a[256], b[256];

@@ -240,12 +240,12 @@ static void fix_random(pid_t pid)
 	ptrace(PTRACE_DETACH, pid, NULL, NULL);
 }
 
-static void set_nonblock(int fd)
+void proc_set_nonblock(int fd)
 {
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
 }
 
-static int open_proc(pid_t pid, const char *what)
+int proc_open_pid(pid_t pid, const char *what)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
@@ -279,7 +279,7 @@ static int tcp_connect(struct proc_target *t)
 	socklen_t al = sizeof a;
 	getsockname(s, (struct sockaddr *)&a, &al);
 	t->client_port = ntohs(a.sin_port);
-	set_nonblock(s);
+	proc_set_nonblock(s);
 	return s;
 }
 
@@ -292,7 +292,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	t->preload_on = preload && *preload;
 	t->transport = sc->transport;
 	t->reply_cap = sc->reply_cap;
-	t->in_fd = t->out_fd = t->mem_fd = t->sys_fd = t->stat_fd = t->diag_fd = -1;
+	t->in_fd = t->out_fd = t->mem_fd = t->sys_fd = t->stat_fd = -1;
 	t->canon.fd = t->ctl.fd = t->snap_fd = -1;
 	t->canon.magic = CMC_CANON_MAGIC;
 	t->canon.max = CMC_CANON_MAX;
@@ -348,10 +348,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	t->canon.fd = canon[0];
 	t->ctl.fd = ctl[0];
 	if (t->in_fd >= 0)
-		set_nonblock(t->in_fd);
-	set_nonblock(t->out_fd);
-	set_nonblock(t->canon.fd);
-	set_nonblock(t->ctl.fd);
+		proc_set_nonblock(t->in_fd);
 
 	/* exec succeeded iff the error pipe closes empty (it is CLOEXEC). */
 	int e = 0;
@@ -368,9 +365,9 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	}
 	if (det)
 		fix_random(pid);
-	t->mem_fd = open_proc(pid, "mem");
-	t->sys_fd = open_proc(pid, "syscall");
-	t->stat_fd = open_proc(pid, "stat");
+	t->mem_fd = proc_open_pid(pid, "mem");
+	t->sys_fd = proc_open_pid(pid, "syscall");
+	t->stat_fd = proc_open_pid(pid, "stat");
 	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0) {
 		int oerr = errno;
 		/* A target that exits at once is gone before its /proc files
@@ -463,7 +460,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	/* /proc/PID/mem is bound to the address space it was opened on: a
 	 * target started through a wrapper (sh -c "... exec prog") has exec'd
 	 * since, so open it again now that the program is the one waiting. */
-	int mem = open_proc(pid, "mem");
+	int mem = proc_open_pid(pid, "mem");
 	if (mem >= 0) {
 		close(t->mem_fd);
 		t->mem_fd = mem;
@@ -512,7 +509,7 @@ void proc_target_kill(struct proc_target *t)
 		t->pid = 0;
 	}
 	proc_jail_free(t->jail); /* whatever left the group or outlived it */
-	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->diag_fd, &t->snap_fd};
+	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->snap_fd};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (*fds[i] >= 0) {
 			close(*fds[i]);

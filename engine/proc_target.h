@@ -76,7 +76,6 @@ struct proc_target {
 	pid_t pid;              /* 0 once reaped */
 	pid_t pgid;             /* the target's own process group */
 	int in_fd, out_fd, mem_fd, sys_fd, stat_fd;
-	int diag_fd;            /* tcp: sock_diag netlink socket, lazily opened */
 	struct proc_chan canon, ctl;
 	struct proc_buf reply;
 	uint64_t reply_cap;
@@ -156,6 +155,15 @@ bool proc_target_drain(struct proc_target *t);
 
 /* Reap without waiting; true when the target is gone. */
 bool proc_target_reap(struct proc_target *t);
+
+/* open("/proc/PID/what", O_RDONLY | O_CLOEXEC). */
+int proc_open_pid(pid_t pid, const char *what);
+
+/* O_NONBLOCK on cmc's end of a fresh pipe or socket.  Fresh means no
+ * status flag is set yet (F_SETFL changes only O_APPEND, O_ASYNC,
+ * O_DIRECT, O_NOATIME and O_NONBLOCK), so there is no F_GETFL first: one
+ * system call per fd, several per transition in fork mode. */
+void proc_set_nonblock(int fd);
 
 /* Wait up to timeout_ms for a parked target, interrupted by a fork
  * request, to be asleep in a waiting call again; false when it ended or

@@ -270,6 +270,8 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 		id = fpset_get(s->set, x->fp);
 		if (id == ENG_NO_STATE) {
 			s->st.bounded = true;
+			if (x->wanted)
+				*x->wanted = false;
 			return true; /* counted as generated, not admitted */
 		}
 	} else {
@@ -310,6 +312,10 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 		}
 		if (expand)
 			eng_queue_push(s->q, id, depth, x->state, x->state_len);
+		else if (x->wanted)
+			*x->wanted = false;
+	} else if (x->wanted) {
+		*x->wanted = false;
 	}
 	if (from != ENG_NO_STATE) {
 		for (size_t i = 0; i < s->nls; i++)

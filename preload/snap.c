@@ -118,9 +118,14 @@ static void install(const struct cmc_snap_msg *m, int *fds)
 		int fl = fcntl(to, F_GETFL), fdfl = fcntl(to, F_GETFD);
 		if (fl < 0 || fdfl < 0)
 			continue; /* the target closed it: it stays closed */
-		fcntl(fds[i], F_SETFL, fl & (O_NONBLOCK | O_APPEND | O_ASYNC));
+		/* cmc's fds come without status flags, and dup2 clears
+		 * FD_CLOEXEC: set only what the target's fd had (a call per
+		 * flag saved here is a call saved per transition) */
+		if (fl & (O_NONBLOCK | O_APPEND | O_ASYNC))
+			fcntl(fds[i], F_SETFL, fl & (O_NONBLOCK | O_APPEND | O_ASYNC));
 		dup2(fds[i], to);
-		fcntl(to, F_SETFD, fdfl);
+		if (fdfl)
+			fcntl(to, F_SETFD, fdfl);
 	}
 	for (uint32_t i = 0; i < m->nfds; i++)
 		if (fds[i] >= 0)

@@ -72,6 +72,27 @@ ok "a pool of 3 snapshots: identical --json" diff small.r.cmp small.f.cmp
 ok "a pool of 3 snapshots: evicted states are re-created by replaying from an ancestor" \
 	grep -q "ops ([1-9][0-9]* replayed)" small.f.err
 
+# Most successors are states seen before (keys inserted in another order)
+# or lie past the depth bound; the engine says so and the fork executor
+# lets their children go at once, so the pool holds only states still to
+# expand: never more snapshots than distinct states (--jobs 1; without
+# the hint the pool kept every quiescent child until two levels on).
+{
+	echo "target $CMC_TOP/$B/examples/list-emit {port}"
+	echo "transport tcp"
+	for k in 1 2 3 4 5 6; do printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"; done
+	echo "hash canonical"
+	echo "depth 4"
+} >keys6.scn
+both keys6 keys6.scn
+ok "keys6: the run merges states (distinct < transitions)" \
+	test "$(json_get keys6.f.json distinct)" -lt "$(json_get keys6.f.json transitions)"
+disc=$(sed -n 's/.* \([0-9]*\) discarded, at most \([0-9]*\) snapshots.*/\1/p' keys6.f.err)
+peak=$(sed -n 's/.* \([0-9]*\) discarded, at most \([0-9]*\) snapshots.*/\2/p' keys6.f.err)
+ok "keys6: children of seen states are let go ($disc)" test "${disc:-0}" -gt 0
+ok "keys6: at most one snapshot per distinct state ($peak <= $(json_get keys6.f.json distinct))" \
+	test "${peak:-999999}" -le "$(json_get keys6.f.json distinct)"
+
 for prog in dc ed sqlite3; do
 	command -v "$prog" >/dev/null 2>&1 || { skip "$prog under both executors" "$prog is not installed"; continue; }
 	case $prog in

@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data++, size--;
 	struct proc_scenario sc = {.path = "fuzz", .timeout_ms = 1, .raw_cap = 1};
 	struct proc_target t = {.pid = 0, .in_fd = -1, .out_fd = -1, .mem_fd = -1, .sys_fd = -1,
-				.stat_fd = -1, .diag_fd = -1, .sc = &sc};
+				.stat_fd = -1, .sc = &sc};
 	t.canon = (struct proc_chan){.fd = -1, .magic = CMC_CANON_MAGIC, .max = CMC_CANON_MAX};
 	t.ctl = (struct proc_chan){.fd = -1, .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX};
 	bool was_bad = false;
