@@ -198,24 +198,26 @@ static uint16_t size_at(const uint8_t *sz, uint32_t i)
 	return (uint16_t)(sz[2 * i] | sz[2 * i + 1] << 8);
 }
 
+/* What a released byte holds, a page of it to compare against. */
+static const uint8_t poison_block[4096] = {[0 ... 4095] = POOL_POISON};
+
 static int all_poison(const uint8_t *p, uint64_t n, uint64_t *bad)
 {
-	/* 32 bytes a step (the checker reads every free byte of the heap on
-	 * every state: a byte loop was most of cmc's time on sqlite3), then
-	 * bytes, to name the first one that differs */
-	const uint64_t pat = 0x0101010101010101ull * POOL_POISON;
-	uint64_t i = 0;
-	for (; i + 32 <= n; i += 32) {
-		uint64_t w[4];
-		memcpy(w, p + i, sizeof w);
-		if ((w[0] ^ pat) | (w[1] ^ pat) | (w[2] ^ pat) | (w[3] ^ pat))
-			break;
-	}
-	for (; i < n; i++)
-		if (p[i] != POOL_POISON) {
-			*bad = i;
-			return 0;
+	/* memcmp a page at a time (the checker reads every free byte of the
+	 * heap on every state: a byte loop was most of cmc's time on sqlite3,
+	 * 32 bytes a step still 8%), then bytes, to name the first that
+	 * differs */
+	for (uint64_t i = 0; i < n;) {
+		size_t k = n - i < sizeof poison_block ? (size_t)(n - i) : sizeof poison_block;
+		if (memcmp(p + i, poison_block, k) != 0) {
+			for (size_t j = 0; j < k; j++)
+				if (p[i + j] != POOL_POISON) {
+					*bad = i + j;
+					return 0;
+				}
 		}
+		i += k;
+	}
 	return 1;
 }
 
