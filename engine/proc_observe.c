@@ -31,10 +31,9 @@
 
 /* ---- buffers ---------------------------------------------------------- */
 
-void proc_buf_add(struct proc_buf *b, const void *p, size_t n)
+/* Room for n more bytes; where they go (len unchanged). */
+static uint8_t *buf_room(struct proc_buf *b, size_t n)
 {
-	if (!n)
-		return;
 	if (b->size - b->len < n) {
 		size_t want = b->size ? b->size : 256;
 		while (want - b->len < n)
@@ -42,7 +41,14 @@ void proc_buf_add(struct proc_buf *b, const void *p, size_t n)
 		b->p = eng_xrealloc(b->p, want);
 		b->size = want;
 	}
-	memcpy(b->p + b->len, p, n);
+	return b->p + b->len;
+}
+
+void proc_buf_add(struct proc_buf *b, const void *p, size_t n)
+{
+	if (!n)
+		return;
+	memcpy(buf_room(b, n), p, n);
 	b->len += n;
 }
 
@@ -143,24 +149,32 @@ struct rawsum {
 	uint64_t cap, total;
 };
 
-/* Hash [addr, addr+len) of the target and keep what fits under the cap. */
+/* Hash [addr, addr+len) of the target and keep what fits under the cap:
+ * read straight into the kept copy while it has room (the validators and
+ * the store read it there), through a bounce buffer past the cap. */
 static int hash_range(struct proc_target *t, struct rawsum *rs, uint64_t addr, uint64_t len)
 {
 	uint8_t buf[65536];
 	uint64_t hdr[2] = {addr, len};
 	XXH3_128bits_update(rs->h, hdr, sizeof hdr);
 	while (len) {
+		uint64_t room = rs->total < rs->cap ? rs->cap - rs->total : 0;
 		size_t k = len < sizeof buf ? (size_t)len : sizeof buf;
-		ssize_t r = pread(t->mem_fd, buf, k, (off_t)addr);
+		uint8_t *dst = buf;
+		if (room >= len || room >= 1u << 20) { /* whole reads into the copy */
+			k = len < (1u << 20) ? (size_t)len : 1u << 20;
+			dst = buf_room(&rs->obs->raw, k);
+		}
+		ssize_t r = pread(t->mem_fd, dst, k, (off_t)addr);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return -1;
-		XXH3_128bits_update(rs->h, buf, (size_t)r);
-		if (rs->total < rs->cap) {
-			uint64_t room = rs->cap - rs->total;
+		XXH3_128bits_update(rs->h, dst, (size_t)r);
+		if (dst != buf)
+			rs->obs->raw.len += (size_t)r;
+		else if (room)
 			proc_buf_add(&rs->obs->raw, buf, (size_t)r < room ? (size_t)r : (size_t)room);
-		}
 		rs->total += (uint64_t)r;
 		addr += (uint64_t)r;
 		len -= (uint64_t)r;
