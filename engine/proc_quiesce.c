@@ -395,8 +395,10 @@ static bool quiescent(struct proc_target *t)
  * request signal interrupted (OpenBSD netcat exits on poll()'s EINTR)
  * dies in the snapshot and in its child alike, and what the child then
  * did is the fork's doing, not the operation's.  Asleep twice in the same
- * call 1 ms apart counts as settled; ending, or not settling within the
- * timeout, does not.  Parked targets have their /proc files closed: they
+ * call, a yield apart, counts as settled (by the time a child's end was
+ * seen, a surviving snapshot has long been back in its call: no need to
+ * sleep, which would cost every exiting child a millisecond); ending, or
+ * not settling within the timeout, does not.  Parked targets have their /proc files closed: they
  * are opened here for the question.
  */
 bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
@@ -414,7 +416,7 @@ bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
 	while (!proc_target_reap(t)) {
 		if (sys_line(t, a, sizeof a, &nr, &a0) && waiting_call(nr, a0, t) &&
 		    proc_state(t) == 'S') {
-			poll(NULL, 0, 1);
+			sched_yield();
 			if (sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0 &&
 			    proc_state(t) == 'S') {
 				settled = !proc_target_reap(t);
