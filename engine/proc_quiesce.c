@@ -93,14 +93,19 @@ void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 	}
 }
 
-/* Has fd something to read (or its end)?  Without waiting. */
+/* poll() without waiting; how many fds have something (or their end). */
+static int poll_now(struct pollfd *p, nfds_t n)
+{
+	int r;
+	while ((r = poll(p, n, 0)) < 0 && errno == EINTR)
+		;
+	return r;
+}
+
 static bool readable(int fd)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
-	int r;
-	while ((r = poll(&p, 1, 0)) < 0 && errno == EINTR)
-		;
-	return r > 0;
+	return poll_now(&p, 1) > 0;
 }
 
 /* Read what is there, once poll() said there is something; false on EOF
@@ -148,9 +153,7 @@ bool proc_target_drain(struct proc_target *t)
 	struct pollfd p[4];
 	for (int i = 0; i < 4; i++)
 		p[i] = (struct pollfd){.fd = fds[i] ? *fds[i] : -1, .events = POLLIN, .revents = 0};
-	int r;
-	while ((r = poll(p, 4, 0)) < 0 && errno == EINTR)
-		;
+	int r = poll_now(p, 4);
 	for (int i = 0; r > 0 && i < 4; i++)
 		if (fds[i] && *fds[i] >= 0 && p[i].revents)
 			drain_fd(fds[i], t, chans[i]);
@@ -372,21 +375,28 @@ static bool input_consumed(struct proc_target *t)
 	return target_drained(t);
 }
 
-static bool quiescent(struct proc_target *t)
+/* Asleep (state S) in a waiting call, the same call on two looks (a
+ * sched_yield() between them when `yield`); *nr is the call. */
+static bool asleep_waiting(struct proc_target *t, bool yield, long *nr)
 {
 	char a[256], b[256];
-	long nr, nr2;
+	long nr2;
 	unsigned long a0, a02;
-	if (!input_consumed(t))
+	if (!sys_line(t, a, sizeof a, nr, &a0) || !waiting_call(*nr, a0, t) || proc_state(t) != 'S')
 		return false;
-	if (!sys_line(t, a, sizeof a, &nr, &a0) || !waiting_call(nr, a0, t))
-		return false;
-	if (t->transport == PROC_TCP && t->connected && !t->input_closed &&
-	    (nr == SYS_accept || nr == SYS_accept4))
-		return false; /* connected but not yet accepted (after eof: waiting for the next) */
-	if (proc_state(t) != 'S')
-		return false;
+	if (yield)
+		sched_yield();
 	return sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0;
+}
+
+static bool quiescent(struct proc_target *t)
+{
+	long nr;
+	if (!input_consumed(t) || !asleep_waiting(t, false, &nr))
+		return false;
+	/* connected but not yet accepted (after eof: waiting for the next) */
+	return !(t->transport == PROC_TCP && t->connected && !t->input_closed &&
+		 (nr == SYS_accept || nr == SYS_accept4));
 }
 
 /*
@@ -398,8 +408,8 @@ static bool quiescent(struct proc_target *t)
  * call, a yield apart, counts as settled (by the time a child's end was
  * seen, a surviving snapshot has long been back in its call: no need to
  * sleep, which would cost every exiting child a millisecond); ending, or
- * not settling within the timeout, does not.  Parked targets have their /proc files closed: they
- * are opened here for the question.
+ * not settling within the timeout, does not.  Parked targets have their
+ * /proc files closed: they are opened here for the question.
  */
 bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
 {
@@ -410,19 +420,11 @@ bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
 		t->stat_fd = proc_open_pid(t->pid, "stat");
 	double deadline = eng_now() + timeout_ms / 1000.0;
 	bool settled = false;
-	char a[256], b[256];
-	long nr, nr2;
-	unsigned long a0, a02;
+	long nr;
 	while (!proc_target_reap(t)) {
-		if (sys_line(t, a, sizeof a, &nr, &a0) && waiting_call(nr, a0, t) &&
-		    proc_state(t) == 'S') {
-			sched_yield();
-			if (sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0 &&
-			    proc_state(t) == 'S') {
-				settled = !proc_target_reap(t);
-				break;
-			}
-			continue;
+		if (asleep_waiting(t, true, &nr)) {
+			settled = !proc_target_reap(t);
+			break;
 		}
 		if (eng_now() > deadline || proc_interrupted)
 			break;
