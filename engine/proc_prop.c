@@ -144,11 +144,12 @@ static const char *builtin(struct proc_props *pp, const struct proc_prop *p,
 			return NULL; /* ended states are judged by crash/exit/fault */
 		char *s = reply_str(o);
 		int r = fnmatch(p->pattern, s, 0);
+		/* what it was, cut: target bytes (printers escape them) */
+		if (r != 0)
+			snprintf(msg, msglen, "reply to %s does not match \"%s\": it was \"%.120s%s\"", last,
+				 p->pattern, s, strlen(s) > 120 ? "..." : "");
 		free(s);
-		if (r == 0)
-			return NULL;
-		snprintf(msg, msglen, "reply to %s does not match \"%s\"", last, p->pattern);
-		return p->name;
+		return r == 0 ? NULL : p->name;
 	}
 	case PROC_PROP_ALLOC:
 		if ((o->e.flags & ENG_OBS_ALLOC) && o->e.alloc_failed) {
