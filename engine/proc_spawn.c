@@ -86,8 +86,8 @@ static char *fmt(const char *f, ...)
 }
 
 /* The target's whole environment: fixed, so runs repeat. */
-static char **build_env(const struct proc_scenario *sc, const char *preload, bool snap, size_t *n,
-			bool *det)
+static char **build_env(const struct proc_scenario *sc, const char *preload, bool snap, uint16_t port,
+			size_t *n, bool *det)
 {
 	char **env = eng_xcalloc(16 + sc->nenv, sizeof(char *));
 	size_t k = 0;
@@ -115,6 +115,10 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, boo
 	if (!det_set)
 		env[k++] = eng_xstrdup("CMC_DETERMINISTIC=1");
 	*det = !det_set && preload && *preload;
+	/* ... and fixed addresses: the target is told CMC_NET_PORT, not the
+	 * real port, which changes with every process (preload/detnet.c). */
+	if (*det && port)
+		env[k++] = fmt("%s=%u", CMC_ENV_NET_PORTS, (unsigned)port);
 	for (size_t i = 0; i < sc->nenv; i++)
 		env[k++] = eng_xstrdup(sc->env[i]);
 	env[k] = NULL;
@@ -316,10 +320,10 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	if (in[0] < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(canon, O_CLOEXEC) < 0 ||
 	    pipe2(ctl, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
 		eng_die("pipe: %s", strerror(errno));
-	char **av = build_argv(sc, t->port);
 	size_t nenv;
 	bool det;
-	char **env = build_env(sc, preload, snap, &nenv, &det);
+	char **env = build_env(sc, preload, snap, t->port, &nenv, &det);
+	char **av = build_argv(sc, det && t->port ? CMC_NET_PORT : t->port);
 	int sp[2] = {-1, -1};
 	if (snap && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));

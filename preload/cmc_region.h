@@ -243,6 +243,21 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  */
 #define CMC_ENV_SNAP_FD "CMC_SNAP_FD"
 #define CMC_ENV_DETERMINISTIC "CMC_DETERMINISTIC"
+
+/*
+ * CMC_NET_PORTS  "R" (decimal), set by cmc with CMC_DETERMINISTIC=1 for a
+ *                tcp target: the real loopback port the target listens on,
+ *                which changes with every process cmc starts.  The target
+ *                is told CMC_NET_PORT ({port}) instead; preload/detnet.c
+ *                binds R when it binds CMC_NET_PORT, reports CMC_NET_PORT
+ *                for R, and reports CMC_NET_PEER_PORT as the port of the
+ *                peer of every connection accepted on it (cmc's, an
+ *                ephemeral port), so the addresses a server keeps are the
+ *                same on every run, in every worker and every snapshot.
+ */
+#define CMC_ENV_NET_PORTS "CMC_NET_PORTS"
+#define CMC_NET_PORT 7070u
+#define CMC_NET_PEER_PORT 40000u
 #define CMC_SNAP_FD_DEFAULT 1000
 
 /*

@@ -27,6 +27,7 @@
  *           device is a memfd holding DET_DEVBYTES fresh bytes, read as a
  *           file (an fd kept open across operations is shared with snapshot
  *           children by fork: read it whole or reopen it).
+ *   waits on descriptors with a timeout: see detwait.c.
  * Off (unset or "0"): the entry points behave as libc's, by raw syscalls.
  * Like the rest of the preload: libc only, never allocates.
  */
@@ -63,6 +64,11 @@ static int on(void)
 		det = pl_env(CMC_ENV_DETERMINISTIC, v, sizeof v) == 1 && v[0] == '1' && !v[1];
 	}
 	return det;
+}
+
+int pl_det_on(void)
+{
+	return on();
 }
 
 static uint64_t next64(void)

@@ -26,6 +26,9 @@
  */
 int pl_env(const char *name, char *out, size_t outlen);
 
+/* detenv.c: is the deterministic environment on (CMC_DETERMINISTIC=1)? */
+int pl_det_on(void);
+
 /*
  * region.c: map the region at the configured base and write its header
  * (calling pl_alloc_init).  Faults rather than returning on any failure.

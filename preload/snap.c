@@ -77,10 +77,11 @@ static int find_conn(uint16_t lport, uint16_t pport)
 	for (int fd = 0; fd < max; fd++) {
 		struct sockaddr_storage l, p;
 		socklen_t ll = sizeof l, pl = sizeof p;
-		if (fd == snap_fd || getsockname(fd, (struct sockaddr *)&l, &ll) < 0)
+		/* (raw calls: detnet.c's would report the ports the target sees) */
+		if (fd == snap_fd || sys(SYS_getsockname, fd, (long)&l, (long)&ll, 0, 0) < 0)
 			continue;
 		if ((l.ss_family != AF_INET && l.ss_family != AF_INET6) ||
-		    getpeername(fd, (struct sockaddr *)&p, &pl) < 0)
+		    sys(SYS_getpeername, fd, (long)&p, (long)&pl, 0, 0) < 0)
 			continue;
 		if (port_of(&l) == lport && port_of(&p) == pport)
 			return fd;

@@ -13,3 +13,8 @@ EXTRA_ALL += $(B)/tests-helpers/stdioexit
 $(B)/tests-helpers/stdioexit: tests/proc/stdioexit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A TCP server that keeps its addresses and a timer tick (t5320).
+EXTRA_ALL += $(B)/tests-helpers/nettarget
+$(B)/tests-helpers/nettarget: tests/proc/nettarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
