@@ -266,6 +266,39 @@ static void describe_end(struct proc_target *t, struct proc_obs *obs, const char
 			 t->sc->exe, WEXITSTATUS(t->status), when);
 }
 
+/* Append what the target last wrote (stdout and stderr, whatever it said
+ * about why it could not start) to the start-up fault: its tail, at most
+ * 160 bytes, made printable here (\n, \xHH), since error lines are
+ * printed as they are. */
+static void said(const struct proc_target *t, struct proc_obs *obs)
+{
+	const uint8_t *p = t->reply.p;
+	size_t n = t->reply.len;
+	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	if (!n)
+		return;
+	size_t from = n > 160 ? n - 160 : 0;
+	size_t k = strlen(obs->fault_msg);
+	char *m = obs->fault_msg;
+	const size_t cap = sizeof obs->fault_msg;
+	k += (size_t)snprintf(m + k, k < cap ? cap - k : 0, "; its output ended \"%s", from ? "..." : "");
+	for (size_t i = from; i < n && k + 5 < cap; i++) {
+		uint8_t c = p[i];
+		if (c == '\n')
+			k += (size_t)snprintf(m + k, cap - k, "\\n");
+		else if (c < 0x20 || c > 0x7e || c == '\\' || c == '"')
+			k += (size_t)snprintf(m + k, cap - k, "\\x%02x", c);
+		else
+			m[k++] = (char)c;
+	}
+	if (k + 2 < cap) {
+		m[k++] = '"';
+		m[k] = 0;
+	} else
+		m[cap - 1] = 0;
+}
+
 /* Connect to the target's port; returns the socket or -1. */
 static int tcp_connect(struct proc_target *t)
 {
@@ -385,6 +418,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		obs->fault = PROC_FAULT_START;
 		if (t->pid == 0) {
 			describe_end(t, obs, "during start-up");
+			said(t, obs);
 			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
 			obs->e.exit_status = t->signaled ? 0 : WEXITSTATUS(t->status);
 			obs->e.term_signal = t->signaled ? WTERMSIG(t->status) : 0;
@@ -458,6 +492,8 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 				 sc->exe);
 			break;
 		}
+		if (w == PROC_GONE || w == PROC_TIMEOUT || w == PROC_STOPPED)
+			said(t, obs);
 		proc_target_kill(t);
 		return NULL;
 	}

@@ -20,6 +20,14 @@ printf 'target %s --exit-at-start 3\nop inc "inc\\n"\n' "$PT" >start.scn
 "$CMC" check start.scn >out 2>err
 is "exits at start: exit 2" "$?" 2
 ok "exits at start: says so with the status" grep -q "exited with status 3 during start-up" err
+# ... and with what it said last, made printable (an escape sequence, a
+# backslash and quotes): the user sees why without running it by hand
+printf 'target /bin/sh -c "printf \\"\\\\033[2Jno config\\\\\\\\ \\\\\\"q\\\\\\"\\\\n\\" >&2; exit 4"\nop a "a\\n"\n' >said.scn
+"$CMC" check said.scn >out 2>err
+is "exits at start, saying why: exit 2" "$?" 2
+ok "... the message ends with its output, escaped" \
+	grep -qF 'exited with status 4 during start-up; its output ended "\x1b[2Jno config\x5c \x22q\x22"' err
+ok "... and no escape byte reaches the terminal" sh -c "! grep -q \"\$(printf '\033')\" err out"
 
 # Never listens (tcp): exit 2 after the timeout.
 printf 'target %s --pause {port}\ntransport tcp\nop inc "inc\\n"\ntimeout 300\n' "$PT" >listen.scn
