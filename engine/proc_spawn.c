@@ -415,6 +415,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 			proc_target_drain(t);
 			poll(&pf, 1, 1);
 		}
+		proc_target_drain(t); /* what it wrote before it ended */
 		obs->fault = PROC_FAULT_START;
 		if (t->pid == 0) {
 			describe_end(t, obs, "during start-up");
