@@ -44,6 +44,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cmc_region.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -511,9 +512,42 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 	return w;
 }
 
+/* The header's wait_ms and timeouts (cmc_region.h); false when unreadable. */
+static bool timed_wait(const struct proc_target *t, uint32_t *wait_ms, uint32_t *timeouts)
+{
+	struct cmc_region_hdr h;
+	if (!t->preload_on || t->mem_fd < 0 ||
+	    pread(t->mem_fd, &h, sizeof h, (off_t)t->sc->heap_base) != (ssize_t)sizeof h ||
+	    h.magic != CMC_REGION_MAGIC)
+		return false;
+	*wait_ms = h.wait_ms;
+	*timeouts = h.timeouts;
+	return true;
+}
+
+/*
+ * A timeout operation: when the target sleeps in a wait whose timeout the
+ * deterministic environment suspended (preload/detwait.c), deliver it and
+ * wait until the target has taken it (`timeouts` moved) and is quiescent
+ * again; otherwise nothing happens, and the state stays what it was.
+ */
+static enum proc_wait deliver_timeout(struct proc_target *t, unsigned timeout_ms, double *elapsed_s)
+{
+	uint32_t ms = 0, before = 0, now = 0;
+	if (timed_wait(t, &ms, &before) && ms && kill(t->pid, CMC_TICK_SIG) == 0) {
+		double deadline = eng_now() + timeout_ms / 1000.0;
+		while (timed_wait(t, &ms, &now) && now == before && !proc_target_reap(t) &&
+		       !proc_interrupted && eng_now() < deadline)
+			sched_yield();
+	}
+	return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
+}
+
 enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, unsigned timeout_ms,
 			      double *elapsed_s)
 {
+	if (op->timeout)
+		return deliver_timeout(t, timeout_ms, elapsed_s);
 	if (!op->eof)
 		return proc_target_step(t, op->bytes, op->len, timeout_ms, elapsed_s);
 	if (!t->input_closed && t->in_fd >= 0) {

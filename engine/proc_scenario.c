@@ -407,9 +407,12 @@ static int add_op(struct parse *p, struct tok *t, int n)
 {
 	struct proc_scenario *sc = p->sc;
 	if (n < 3 || n > 4)
-		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]' or 'op LABEL eof'");
-	/* An unquoted eof for the bytes: close the target's input. */
+		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]', 'op LABEL eof' or "
+			    "'op LABEL timeout [once|repeat]'");
+	/* An unquoted eof for the bytes: close the target's input; an
+	 * unquoted timeout: let the target's timed wait expire. */
 	bool eof = !t[2].quoted && !strcmp(t[2].s, "eof");
+	bool timeout = !t[2].quoted && !strcmp(t[2].s, "timeout");
 	bool once = eof;
 	if (n == 4) {
 		if (!strcmp(t[3].s, "once")) once = true;
@@ -431,8 +434,9 @@ static int add_op(struct parse *p, struct tok *t, int n)
 	struct proc_op *op = &sc->ops[sc->nops++];
 	op->label = eng_xstrdup(t[1].s);
 	op->eof = eof;
-	op->bytes = eof ? eng_xstrdup("") : eng_xmemdup(t[2].s, t[2].len);
-	op->len = eof ? 0 : t[2].len;
+	op->timeout = timeout;
+	op->bytes = eof || timeout ? eng_xstrdup("") : eng_xmemdup(t[2].s, t[2].len);
+	op->len = eof || timeout ? 0 : t[2].len;
 	op->once = once;
 	return 0;
 }

@@ -32,6 +32,8 @@ struct proc_op {
 	bool once;          /* applied at most once along a trace */
 	bool eof;           /* closes the target's input instead of sending bytes;
 	                       no operation follows it along a trace */
+	bool timeout;       /* sends nothing: the timed wait the target sleeps in
+	                       times out (preload/detwait.c); none: no change */
 };
 
 enum proc_prop_kind {

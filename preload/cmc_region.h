@@ -102,7 +102,11 @@ struct cmc_region_hdr {
 	                         region (ignored by free; a fault for realloc) */
 	uint64_t pid;         /* getpid() of the process that mapped the region
 	                         (a fork child keeps its parent's value) */
-	uint64_t reserved[8]; /* zero; room for the pool allocator (unit size, table
+	uint32_t wait_ms;     /* detwait.c: the timeout (ms) of the wait the target
+	                         sleeps in, which the deterministic environment
+	                         made endless; 0: not in such a wait */
+	uint32_t timeouts;    /* detwait.c: timeouts delivered (CMC_TICK_SIG) */
+	uint64_t reserved[7]; /* zero; room for the pool allocator (unit size, table
 	                         offset, ...) and the snapshot server, taken from
 	                         the front with the version kept at 1 */
 };
@@ -267,6 +271,13 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  * with SIGUSR1/2 that programs use themselves.
  */
 #define CMC_SNAP_SIG 62 /* SIGRTMAX - 2 on Linux/glibc */
+
+/*
+ * The signal of an `op LABEL timeout` (kill(2), from cmc only): the wait the
+ * header's wait_ms names returns as timed out (0 ready), after the virtual
+ * clock advanced by wait_ms; `timeouts` counts each one delivered.
+ */
+#define CMC_TICK_SIG 61
 
 /*
  * Messages on the snapshot socket, one per datagram, native-endian (both

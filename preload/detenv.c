@@ -71,6 +71,11 @@ int pl_det_on(void)
 	return on();
 }
 
+void pl_det_advance(uint32_t ms)
+{
+	clock_ns += (int64_t)ms * 1000000LL;
+}
+
 static uint64_t next64(void)
 {
 	uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);

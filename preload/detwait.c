@@ -1,27 +1,31 @@
 /*
  * detwait.c — waits that real time cannot end, in the deterministic
- * environment (CMC_DETERMINISTIC=1, detenv.c): poll, ppoll, select,
- * pselect, epoll_wait and epoll_pwait called with a finite timeout on at
- * least one descriptor first look without waiting; when nothing is ready
- * they wait with no timeout, so they return only when a descriptor is.
+ * environment (CMC_DETERMINISTIC=1, detenv.c), and timeouts as operations.
+ *
+ * poll, ppoll, select, pselect, epoll_wait and epoll_pwait called with a
+ * finite timeout on at least one descriptor first look without waiting;
+ * when nothing is ready they wait with no timeout, so they return when a
+ * descriptor is ready, or when cmc delivers the timeout (an `op LABEL
+ * timeout`, CMC_TICK_SIG): then the call returns 0 (timed out, the sets of
+ * select cleared) after the virtual clock moved on by the timeout.  While
+ * such a wait is in progress the region header's wait_ms holds its
+ * timeout; `timeouts` counts those delivered (cmc waits for it to move).
  *
  * Why: an event loop such as lighttpd's wakes from epoll_wait every second
  * to read the clock and run its timers.  While cmc leaves it quiescent
  * (deciding, observing, forking) the number of such wake-ups depends on
- * real time, and each one changes the heap (the clock it stored, timer
- * bookkeeping): the same trace reached different states on every run, and
- * `cmc replay` called the target nondeterministic.  In the deterministic
- * environment time passes only when the program reads the clock (detenv.c:
- * 1 ms per call), so a timeout on input never expires while the program
- * waits for input: operations, not the wall clock, drive the state.  What
- * a program would do on a timeout alone (close an idle connection) is then
- * not explored; `env CMC_DETERMINISTIC=0` in the scenario restores real
- * waits, and real time, whole.
+ * real time, and each one changes the heap: the same trace reached
+ * different states on every run, and `cmc replay` called the target
+ * nondeterministic.  Time now passes only when the program reads the clock
+ * (detenv.c: 1 ms per call) or a timeout operation says so, and a timer's
+ * expiry is explored like an input: in every order with the others.
+ * `env CMC_DETERMINISTIC=0` in the scenario restores real waits.
  *
  * A wait on no descriptor at all (poll(NULL, 0, t), select(0, ...) as a
- * sleep) keeps its timeout: it waits for nothing else and would never end.
- * Calls the program makes go through these; glibc's internal ones do not
- * (they are not interposable, and need not be).  Raw system calls only.
+ * sleep) keeps its real timeout.  A signal mask given to ppoll, pselect or
+ * epoll_pwait never blocks CMC_TICK_SIG during the endless wait.  Calls the
+ * program makes go through these; glibc's internal ones do not (they are
+ * not interposable).  Raw system calls only.
  */
 #include <errno.h>
 #include <poll.h>
@@ -37,20 +41,84 @@
 
 #define KSIGSET 8 /* the kernel's sigset size on x86_64 (_NSIG / 8) */
 
-/* A finite, non-zero timeout in ms (negative: none). */
-static int finite_ms(int ms)
+static volatile sig_atomic_t tick; /* a timeout was delivered, not yet taken */
+
+static void on_tick(int sig, siginfo_t *si, void *uc)
 {
-	return ms > 0;
+	/* only cmc (the parent of every target and snapshot) may */
+	if (si->si_code == SI_USER && si->si_pid == (pid_t)syscall(SYS_getppid))
+		tick = 1;
 }
 
-static int finite_ts(const struct timespec *ts)
+__attribute__((constructor)) static void pl_detwait_init(void)
 {
-	return ts && (ts->tv_sec > 0 || ts->tv_nsec > 0);
+	if (!pl_det_on())
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	sigaction(CMC_TICK_SIG, &sa, NULL);
 }
 
-static int finite_tv(const struct timeval *tv)
+/* The endless wait begins (ms: the timeout it stands for) and ends. */
+static void waiting(int ms)
 {
-	return tv && (tv->tv_sec > 0 || tv->tv_usec > 0);
+	if (pl_region)
+		pl_region->wait_ms = (uint32_t)ms;
+}
+
+/* After an endless wait returned r: a delivered timeout turns its EINTR
+ * into 0, "timed out". */
+static int ended(long r, int ms)
+{
+	int e = errno;
+	if (pl_region)
+		pl_region->wait_ms = 0;
+	if (tick && (r == 0 || (r < 0 && e == EINTR))) {
+		tick = 0;
+		pl_det_advance((uint32_t)ms);
+		if (pl_region)
+			pl_region->timeouts++;
+		return 0;
+	}
+	errno = e;
+	return (int)r;
+}
+
+/* A delivered timeout not taken yet (it came while the target ran). */
+static int taken(int ms)
+{
+	if (!tick)
+		return 0;
+	tick = 0;
+	pl_det_advance((uint32_t)ms);
+	if (pl_region)
+		pl_region->timeouts++;
+	return 1;
+}
+
+static int ms_of_ts(const struct timespec *ts)
+{
+	long long ms = (long long)ts->tv_sec * 1000 + (ts->tv_nsec + 999999) / 1000000;
+	return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+static int ms_of_tv(const struct timeval *tv)
+{
+	long long ms = (long long)tv->tv_sec * 1000 + (tv->tv_usec + 999) / 1000;
+	return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+/* mask without CMC_TICK_SIG, in *copy (NULL stays NULL) */
+static const sigset_t *unblock_tick(const sigset_t *mask, sigset_t *copy)
+{
+	if (!mask)
+		return NULL;
+	*copy = *mask;
+	sigdelset(copy, CMC_TICK_SIG);
+	return copy;
 }
 
 /* ---- poll -------------------------------------------------------------- */
@@ -63,33 +131,54 @@ static int poll_fds(const struct pollfd *fds, nfds_t n)
 	return 0;
 }
 
+static void no_events(struct pollfd *fds, nfds_t n)
+{
+	for (nfds_t i = 0; i < n; i++)
+		fds[i].revents = 0;
+}
+
 PL_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
 {
-	if (pl_det_on() && finite_ms(ms) && poll_fds(fds, n)) {
-		int r = (int)syscall(SYS_poll, fds, n, 0);
-		if (r != 0)
-			return r;
-		ms = -1;
-	}
-	return (int)syscall(SYS_poll, fds, n, ms);
+	if (!pl_det_on() || ms <= 0 || !poll_fds(fds, n))
+		return (int)syscall(SYS_poll, fds, n, ms);
+	int r = (int)syscall(SYS_poll, fds, n, 0);
+	if (r != 0)
+		return r;
+	if (taken(ms))
+		return 0;
+	waiting(ms);
+	long w = syscall(SYS_poll, fds, n, -1);
+	r = ended(w, ms);
+	if (r == 0 && w != 0)
+		no_events(fds, n);
+	return r;
 }
 
 PL_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
-	if (pl_det_on() && finite_ts(ts) && poll_fds(fds, n)) {
-		struct timespec zero = {0, 0};
-		int r = (int)syscall(SYS_ppoll, fds, n, &zero, mask, KSIGSET);
-		if (r != 0)
-			return r;
-		ts = NULL;
+	if (!pl_det_on() || !ts || !(ts->tv_sec > 0 || ts->tv_nsec > 0) || !poll_fds(fds, n)) {
+		/* (the kernel writes the time left back: a copy, as glibc does) */
+		struct timespec left, *tp = NULL;
+		if (ts) {
+			left = *ts;
+			tp = &left;
+		}
+		return (int)syscall(SYS_ppoll, fds, n, tp, mask, KSIGSET);
 	}
-	/* (the kernel writes the time left back: a copy, as glibc does) */
-	struct timespec left, *tp = NULL;
-	if (ts) {
-		left = *ts;
-		tp = &left;
-	}
-	return (int)syscall(SYS_ppoll, fds, n, tp, mask, KSIGSET);
+	int ms = ms_of_ts(ts);
+	struct timespec zero = {0, 0};
+	int r = (int)syscall(SYS_ppoll, fds, n, &zero, mask, KSIGSET);
+	if (r != 0)
+		return r;
+	if (taken(ms))
+		return 0;
+	sigset_t copy;
+	waiting(ms);
+	long w = syscall(SYS_ppoll, fds, n, NULL, unblock_tick(mask, &copy), KSIGSET);
+	r = ended(w, ms);
+	if (r == 0 && w != 0)
+		no_events(fds, n);
+	return r;
 }
 
 /* ---- select ------------------------------------------------------------ */
@@ -117,18 +206,36 @@ static void restore_sets(fd_set *r, fd_set *w, fd_set *e, const struct sets *s)
 	if (e) *e = s->e;
 }
 
+static void clear_sets(fd_set *r, fd_set *w, fd_set *e)
+{
+	if (r) FD_ZERO(r);
+	if (w) FD_ZERO(w);
+	if (e) FD_ZERO(e);
+}
+
 PL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
 	struct sets s;
-	if (pl_det_on() && finite_tv(tv) && save_sets(nfds, r, w, e, &s)) {
-		struct timeval zero = {0, 0};
-		int n = (int)syscall(SYS_select, nfds, r, w, e, &zero);
-		if (n != 0)
-			return n;
-		restore_sets(r, w, e, &s);
-		tv = NULL;
+	if (!pl_det_on() || !tv || !(tv->tv_sec > 0 || tv->tv_usec > 0) || !save_sets(nfds, r, w, e, &s))
+		return (int)syscall(SYS_select, nfds, r, w, e, tv);
+	int ms = ms_of_tv(tv);
+	struct timeval zero = {0, 0};
+	int n = (int)syscall(SYS_select, nfds, r, w, e, &zero);
+	if (n != 0)
+		return n;
+	if (taken(ms)) {
+		tv->tv_sec = tv->tv_usec = 0; /* Linux reports the time left */
+		return 0;
 	}
-	return (int)syscall(SYS_select, nfds, r, w, e, tv);
+	restore_sets(r, w, e, &s);
+	waiting(ms);
+	long x = syscall(SYS_select, nfds, r, w, e, NULL);
+	n = ended(x, ms);
+	if (n == 0 && x != 0) {
+		clear_sets(r, w, e);
+		tv->tv_sec = tv->tv_usec = 0;
+	}
+	return n;
 }
 
 PL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
@@ -136,42 +243,57 @@ PL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct ti
 {
 	struct sets s;
 	struct { const sigset_t *ss; size_t len; } sm = {mask, KSIGSET};
-	if (pl_det_on() && finite_ts(ts) && save_sets(nfds, r, w, e, &s)) {
-		struct timespec zero = {0, 0};
-		int n = (int)syscall(SYS_pselect6, nfds, r, w, e, &zero, mask ? &sm : NULL);
-		if (n != 0)
-			return n;
-		restore_sets(r, w, e, &s);
-		ts = NULL;
+	if (!pl_det_on() || !ts || !(ts->tv_sec > 0 || ts->tv_nsec > 0) || !save_sets(nfds, r, w, e, &s)) {
+		struct timespec left, *tp = NULL;
+		if (ts) {
+			left = *ts;
+			tp = &left;
+		}
+		return (int)syscall(SYS_pselect6, nfds, r, w, e, tp, mask ? &sm : NULL);
 	}
-	struct timespec left, *tp = NULL;
-	if (ts) {
-		left = *ts;
-		tp = &left;
-	}
-	return (int)syscall(SYS_pselect6, nfds, r, w, e, tp, mask ? &sm : NULL);
+	int ms = ms_of_ts(ts);
+	struct timespec zero = {0, 0};
+	int n = (int)syscall(SYS_pselect6, nfds, r, w, e, &zero, mask ? &sm : NULL);
+	if (n != 0)
+		return n;
+	if (taken(ms))
+		return 0;
+	restore_sets(r, w, e, &s);
+	sigset_t copy;
+	sm.ss = unblock_tick(mask, &copy);
+	waiting(ms);
+	long x = syscall(SYS_pselect6, nfds, r, w, e, NULL, mask ? &sm : NULL);
+	n = ended(x, ms);
+	if (n == 0 && x != 0)
+		clear_sets(r, w, e);
+	return n;
 }
 
 /* ---- epoll ------------------------------------------------------------- */
 
 PL_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 {
-	if (pl_det_on() && finite_ms(ms)) {
-		int r = (int)syscall(SYS_epoll_wait, ep, ev, max, 0);
-		if (r != 0)
-			return r;
-		ms = -1;
-	}
-	return (int)syscall(SYS_epoll_wait, ep, ev, max, ms);
+	if (!pl_det_on() || ms <= 0)
+		return (int)syscall(SYS_epoll_wait, ep, ev, max, ms);
+	int r = (int)syscall(SYS_epoll_wait, ep, ev, max, 0);
+	if (r != 0)
+		return r;
+	if (taken(ms))
+		return 0;
+	waiting(ms);
+	return ended(syscall(SYS_epoll_wait, ep, ev, max, -1), ms);
 }
 
 PL_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *mask)
 {
-	if (pl_det_on() && finite_ms(ms)) {
-		int r = (int)syscall(SYS_epoll_pwait, ep, ev, max, 0, mask, KSIGSET);
-		if (r != 0)
-			return r;
-		ms = -1;
-	}
-	return (int)syscall(SYS_epoll_pwait, ep, ev, max, ms, mask, KSIGSET);
+	if (!pl_det_on() || ms <= 0)
+		return (int)syscall(SYS_epoll_pwait, ep, ev, max, ms, mask, KSIGSET);
+	int r = (int)syscall(SYS_epoll_pwait, ep, ev, max, 0, mask, KSIGSET);
+	if (r != 0)
+		return r;
+	if (taken(ms))
+		return 0;
+	sigset_t copy;
+	waiting(ms);
+	return ended(syscall(SYS_epoll_pwait, ep, ev, max, -1, unblock_tick(mask, &copy), KSIGSET), ms);
 }

@@ -26,8 +26,10 @@
  */
 int pl_env(const char *name, char *out, size_t outlen);
 
-/* detenv.c: is the deterministic environment on (CMC_DETERMINISTIC=1)? */
+/* detenv.c: is the deterministic environment on (CMC_DETERMINISTIC=1)?
+ * pl_det_advance: move its virtual clock on (a timeout that expired). */
 int pl_det_on(void);
+void pl_det_advance(uint32_t ms);
 
 /*
  * region.c: map the region at the configured base and write its header

@@ -46,6 +46,35 @@ sed 's/PORTS 7070 7070 40000 40000/PORTS 1 2 3 4/' poll.scn >wrong.scn
 is "a reply property that does not hold is a violation (exit 1)" "$?" 1
 ok "... whose message shows what the target saw" grep -q "PORTS 7070 7070 40000 40000" wrong.out
 
+# A timeout is an operation: `op t timeout` lets the wait the target
+# sleeps in time out (its 50 ms tick), in every order with the inputs.
+# TICKS 2 needs two of them before the query: the shortest violation.
+printf 'target %s {port} --poll --tick 50\ntransport tcp\nop a "a\\n" once\nop t timeout\nop q "ticks\\n"\nproperty reply q "TICKS [01]"\ndepth 4\nhash raw\n' "$NT" >to.scn
+for e in replay fork; do
+	"$CMC" check --no-store --json --jobs 1 --exec "$e" to.scn >"to.$e.json" 2>"to.$e.err"
+	is "timeout op ($e): the property fails (exit 1)" "$?" 1
+	ok "timeout op ($e): shortest trace: two timeouts, then the query" \
+		grep -q '"trace": \["t", "t", "q"\]' "to.$e.json"
+done
+is "timeout op: both executors find as many states" "$(json_get to.fork.json distinct)" \
+	"$(json_get to.replay.json distinct)"
+for how in select epoll; do
+	sed "s/--poll/--$how/" to.scn >"to-$how.scn"
+	"$CMC" check --no-store --json --jobs 1 "to-$how.scn" >"to-$how.json" 2>/dev/null
+	ok "timeout op under $how: the same shortest trace" grep -q '"trace": \["t", "t", "q"\]' "to-$how.json"
+done
+"$CMC" replay to.scn t a t q >to.rp 2>&1
+is "timeout op: cmc replay reproduces t a t q" "$?" 0
+# With no timed wait (no timeout at all) the operation changes nothing:
+# the states are those of the scenario without it.
+sed 's/--tick 50/--tick -1/; /^property/d' to.scn >none.scn
+sed '/^op t timeout/d' none.scn >none-no-t.scn
+"$CMC" check --no-store --json --jobs 1 none.scn >none.json 2>/dev/null
+"$CMC" check --no-store --json --jobs 1 none-no-t.scn >none-no-t.json 2>/dev/null
+is "timeout op without a timed wait: no new state" "$(json_get none.json distinct)" \
+	"$(json_get none-no-t.json distinct)"
+ok "... though it was applied" test "$(json_get none.json generated)" -gt "$(json_get none-no-t.json generated)"
+
 # Without the deterministic environment the addresses are the real ones
 # and the tick runs on real time: two runs of one trace part at once.
 scn poll "env CMC_DETERMINISTIC=0" >real.scn

@@ -5,12 +5,13 @@
  * accept() and getpeername(), and a count of the times its event loop
  * woke without input (a timer tick that reads the clock, as lighttpd's
  * once a second).  Every line it receives is appended to the record; it
- * answers "OK n", or to "ports" what it holds: "PORTS told sock accept
- * peer".
+ * answers "OK n", to "ports" what it holds: "PORTS told sock accept
+ * peer", to "ticks" "TICKS n".
  *
  *   nettarget PORT [--poll|--select|--epoll] [--tick MS]
  * waits in the call named (default poll) with a timeout of MS (default 1)
- * milliseconds; a timeout bumps the tick count and stores time(NULL).
+ * milliseconds, -1 for none; a timeout bumps the tick count and stores
+ * time(NULL).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -110,6 +111,8 @@ int main(int argc, char **argv)
 		int k = n == 6 && !memcmp(buf, "ports\n", 6)
 				? snprintf(out, sizeof out, "PORTS %s %u %u %u\n", r->told, r->sock_port,
 					   r->peer_accept, r->peer_name)
+			: n == 6 && !memcmp(buf, "ticks\n", 6)
+				? snprintf(out, sizeof out, "TICKS %lu\n", r->ticks)
 				: snprintf(out, sizeof out, "OK %zu\n", r->len);
 		if (write(c, out, (size_t)k) < 0)
 			return 5;

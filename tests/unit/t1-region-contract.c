@@ -58,8 +58,10 @@ int main(void)
 	/* Layout: naturally aligned fields, no padding, reserved tail. */
 	ok(offsetof(struct cmc_region_hdr, used) == 40 &&
 	   offsetof(struct cmc_region_hdr, fault) == 52 &&
-	   offsetof(struct cmc_region_hdr, reserved) == 104 && sizeof(struct cmc_region_hdr) == 168,
-	   "header layout: used@40 fault@52 reserved@104 size 168");
+	   offsetof(struct cmc_region_hdr, wait_ms) == 104 &&
+	   offsetof(struct cmc_region_hdr, timeouts) == 108 &&
+	   offsetof(struct cmc_region_hdr, reserved) == 112 && sizeof(struct cmc_region_hdr) == 168,
+	   "header layout: used@40 fault@52 wait_ms@104 timeouts@108 reserved@112 size 168");
 
 	uint64_t at = 0x600000000000ULL;
 	struct cmc_region_hdr h = good(at);
