@@ -69,25 +69,8 @@ static void waiting(int ms)
 		pl_region->wait_ms = (uint32_t)ms;
 }
 
-/* After an endless wait returned r: a delivered timeout turns its EINTR
- * into 0, "timed out". */
-static int ended(long r, int ms)
-{
-	int e = errno;
-	if (pl_region)
-		pl_region->wait_ms = 0;
-	if (tick && (r == 0 || (r < 0 && e == EINTR))) {
-		tick = 0;
-		pl_det_advance((uint32_t)ms);
-		if (pl_region)
-			pl_region->timeouts++;
-		return 0;
-	}
-	errno = e;
-	return (int)r;
-}
-
-/* A delivered timeout not taken yet (it came while the target ran). */
+/* Take a delivered timeout, if one is waiting (it may have come while
+ * the target ran): the clock moves on by it. */
 static int taken(int ms)
 {
 	if (!tick)
@@ -97,6 +80,19 @@ static int taken(int ms)
 	if (pl_region)
 		pl_region->timeouts++;
 	return 1;
+}
+
+/* After an endless wait returned r: a delivered timeout turns its EINTR
+ * into 0, "timed out". */
+static int ended(long r, int ms)
+{
+	int e = errno;
+	if (pl_region)
+		pl_region->wait_ms = 0;
+	if ((r == 0 || (r < 0 && e == EINTR)) && taken(ms))
+		return 0;
+	errno = e;
+	return (int)r;
 }
 
 static int ms_of_ts(const struct timespec *ts)
