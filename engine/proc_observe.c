@@ -196,6 +196,12 @@ static const char *bad_header(const struct cmc_region_hdr *h, uint64_t base)
 	return NULL;
 }
 
+const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *h)
+{
+	ssize_t r = pread(t->mem_fd, h, sizeof *h, (off_t)t->sc->heap_base);
+	return r == (ssize_t)sizeof *h ? bad_header(h, t->sc->heap_base) : "not mapped";
+}
+
 static void fault(struct proc_obs *obs, enum proc_fault f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static void fault(struct proc_obs *obs, enum proc_fault f, const char *fmt, ...)
@@ -220,8 +226,7 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 		 * allocator's invariants are checked on every state whatever
 		 * raw covers (property alloc, the stored status). */
 		struct cmc_region_hdr h;
-		ssize_t r = pread(t->mem_fd, &h, sizeof h, (off_t)sc->heap_base);
-		const char *why = r == (ssize_t)sizeof h ? bad_header(&h, sc->heap_base) : "not mapped";
+		const char *why = proc_region_hdr(t, &h);
 		if (why && sc->raw_heap) {
 			fault(obs, PROC_FAULT_PROTOCOL,
 			      "heap region at 0x%llx unreadable: %s (is the target dynamically linked, "

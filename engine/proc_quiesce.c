@@ -516,9 +516,7 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 static bool timed_wait(const struct proc_target *t, uint32_t *wait_ms, uint32_t *timeouts)
 {
 	struct cmc_region_hdr h;
-	if (!t->preload_on || t->mem_fd < 0 ||
-	    pread(t->mem_fd, &h, sizeof h, (off_t)t->sc->heap_base) != (ssize_t)sizeof h ||
-	    h.magic != CMC_REGION_MAGIC)
+	if (!t->preload_on || t->mem_fd < 0 || proc_region_hdr(t, &h))
 		return false;
 	*wait_ms = h.wait_ms;
 	*timeouts = h.timeouts;

@@ -145,7 +145,8 @@ static inline uint64_t proc_le64(const uint8_t *p)
 
 /* Apply one scenario operation: send its bytes, or for an eof operation
  * close the input (end of file on stdin, the sending side of the tcp
- * connection), then wait as proc_target_step does. */
+ * connection), or for a timeout operation end the timed wait the target
+ * sleeps in (none: nothing happens), then wait as proc_target_step does. */
 enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, unsigned timeout_ms,
 			      double *elapsed_s);
 
@@ -169,6 +170,11 @@ void proc_set_nonblock(int fd);
  * request, to be asleep in a waiting call again; false when it ended or
  * did not settle (proc_quiesce.c says why this matters). */
 bool proc_target_settles(struct proc_target *t, unsigned timeout_ms);
+
+/* Read the target's region header (at the scenario's heap base) and check
+ * its invariants: NULL when usable, else why not ("not mapped", ...). */
+struct cmc_region_hdr;
+const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *h);
 
 /* Fill obs from the live (quiescent or gone) target after a wait result. */
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
