@@ -139,6 +139,12 @@ struct eng_frontend_ops {
 	 * and the search runs one job.  The search destroys clones that are not
 	 * fe. */
 	eng_frontend *(*clone)(eng_frontend *fe);
+	/* A successor next() emitted that the search will never expand: a
+	 * duplicate that only its admission found (--jobs: a successor of
+	 * another state in the same chunk), or one past the bounds.  The
+	 * frontend may let go of what it keeps for it.  Called on the
+	 * search's thread with its own fe, while no worker runs; may be NULL. */
+	void (*forget)(eng_frontend *fe, const void *state, size_t len);
 };
 
 /* Frontends embed this as their first member. */

@@ -252,10 +252,19 @@ static void expand_slots(struct eng_pool *p, unsigned w)
 {
 	struct wbuf *scr = &p->scratch[w];
 	for (;;) {
-		size_t a = atomic_fetch_add(&p->next, GRAB);
+		/* Guided: a share of what is left, so the chunk's last slots
+		 * are spread over the workers (a process state takes
+		 * milliseconds to expand: eight of them in one grab left the
+		 * other workers idle at the chunk's end). */
+		size_t seen = atomic_load(&p->next), g = GRAB;
+		if (seen < p->nslots && (p->nslots - seen) / (2 * p->n) < g)
+			g = (p->nslots - seen) / (2 * p->n);
+		if (g < 1)
+			g = 1;
+		size_t a = atomic_fetch_add(&p->next, g);
 		if (a >= p->nslots)
 			return;
-		size_t b = a + GRAB < p->nslots ? a + GRAB : p->nslots;
+		size_t b = a + g < p->nslots ? a + g : p->nslots;
 		scr->len = 0;
 		for (size_t i = a; i < b; i++) {
 			struct slot *sl = &p->slots[i];
@@ -441,7 +450,15 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 			}
 		}
 		count_dups(s, r.dups_before);
+		/* A successor the worker could not know to be unwanted (a
+		 * duplicate of an earlier one in this chunk): the frontend
+		 * may let go of it once admission says so. */
+		bool wanted = true;
+		if (r.has_state && r.pre == NONE32 && s->fe->ops->forget)
+			x.wanted = &wanted;
 		go = eng__admit(s, &x, sl->id, sl->depth + 1, r.pre);
+		if (!wanted)
+			s->fe->ops->forget(s->fe, x.state, x.state_len);
 		if (x.obs)
 			eng__edges_flush(s); /* o is this iteration's */
 		q += r.size;

@@ -306,6 +306,18 @@ static void proc_print(eng_frontend *fe, const void *state, size_t len, FILE *ou
 	}
 }
 
+static void proc_forget(eng_frontend *fe, const void *state, size_t len)
+{
+	struct proc_fe *p = pf(fe);
+	const uint16_t *trace;
+	size_t n;
+	if (p->x->ops->forget && decode(p, state, len, &trace, &n) == 0 && n) {
+		uint16_t *t = eng_xmemdup(trace, n * sizeof *t); /* aligned */
+		p->x->ops->forget(p->x, t, n);
+		free(t);
+	}
+}
+
 static const char *proc_last_error(eng_frontend *fe)
 {
 	struct proc_fe *p = pf(fe);
@@ -356,6 +368,7 @@ static const struct eng_frontend_ops proc_ops = {
 	.last_error = proc_last_error,
 	.destroy = proc_destroy,
 	.clone = proc_clone,
+	.forget = proc_forget,
 };
 
 static struct proc_exec *new_exec(struct proc_fe *p)

@@ -14,6 +14,8 @@
  *     ...                           every apply until the next reach
  *     discard(x)                    (optional) the last apply's successor
  *                                   will never be reached: let it go
+ *     forget(x, trace, n)           (optional, any time between states)
+ *                                   the same for an earlier apply's, by trace
  *     release(x)                    nothing live is needed any more
  * and destroy(x) once, which kills every process the executor started.
  * A replay executor re-reaches (respawn + replay) inside apply when its live
@@ -122,6 +124,10 @@ struct proc_exec_ops {
 	 * reached (a state seen before, or past the bounds): drop whatever
 	 * apply kept live for it. */
 	void (*discard)(struct proc_exec *x);
+	/* Optional: the same for the successor reached by trace[0..n), which
+	 * some earlier apply (of any executor sharing this one's snapshots)
+	 * observed; not called while that executor is inside apply. */
+	void (*forget)(struct proc_exec *x, const uint16_t *trace, size_t n);
 	void (*release)(struct proc_exec *x);
 	void (*destroy)(struct proc_exec *x);
 };

@@ -96,6 +96,10 @@ struct fork_pool {
 	size_t n, limit;
 	uint64_t seq;
 	unsigned refs;          /* executors sharing it */
+	cpu_set_t cpus;         /* cmc's allowed cpus before any worker was pinned */
+	unsigned next_cpu;      /* pin(): the next worker's, round robin */
+	struct snap **dead;     /* out of the pool, killed, not yet reaped: bury() */
+	size_t ndead, dead_cap;
 	bool said_fallback;     /* one "fork snapshots unavailable" line per run */
 };
 
@@ -293,6 +297,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	struct cmc_snap_msg rep = {0};
 	int rc = -1;
 	pthread_mutex_lock(&s->fmu);
+	bool foreign = s->maker != f;
 	if (sendmsg(p->snap_fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m && kill(p->pid, CMC_SNAP_SIG) == 0)
 		rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms);
 	int e = errno;
@@ -326,9 +331,9 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	}
 	f->conn_no = rep.b;
 	f->x.st.forks++;
-	/* A snapshot another worker made runs on that worker's cpu: bring
-	 * the child to ours (see pin()). */
-	if (f->pinned && s->maker != f)
+	/* A snapshot another worker made runs on that worker's cpu (adopt()
+	 * moves those it finds in the pool): bring the child to ours. */
+	if (f->pinned && foreign)
 		sched_setaffinity(rep.a, sizeof f->cpu, &f->cpu);
 
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
@@ -381,21 +386,49 @@ static void pool_remove(struct fork_pool *pl, struct snap *s)
 		}
 }
 
-/* Out of the pool; freed now, or by its last user. */
+/* Used by nobody and never again: killed now, reaped and freed by
+ * bury() outside the pool lock (a kill and wait under it stalled every
+ * other worker, and the admitting thread's forget() while they all wait).
+ * Pool lock held. */
+static void grave(struct fork_pool *pl, struct snap *s)
+{
+	if (s->t && s->t->pid > 0)
+		kill(s->t->pid, SIGKILL);
+	if (pl->ndead == pl->dead_cap) {
+		pl->dead_cap = pl->dead_cap ? 2 * pl->dead_cap : 16;
+		pl->dead = eng_xrealloc(pl->dead, pl->dead_cap * sizeof *pl->dead);
+	}
+	pl->dead[pl->ndead++] = s;
+}
+
+static void bury(struct fork_pool *pl)
+{
+	pthread_mutex_lock(&pl->mu);
+	struct snap **d = pl->dead;
+	size_t n = pl->ndead;
+	pl->dead = NULL;
+	pl->ndead = pl->dead_cap = 0;
+	pthread_mutex_unlock(&pl->mu);
+	for (size_t i = 0; i < n; i++)
+		snap_free(d[i]);
+	free(d);
+}
+
+/* Out of the pool; freed now, or by its last user (pool lock held). */
 static void pool_drop(struct fork_pool *pl, struct snap *s)
 {
 	pool_remove(pl, s);
 	if (s->users > 0)
 		s->doomed = true;
 	else
-		snap_free(s);
+		grave(pl, s);
 }
 
 /* One user fewer (pool lock held). */
-static void unuse(struct snap *s)
+static void unuse(struct fork_pool *pl, struct snap *s)
 {
 	if (--s->users == 0 && s->doomed)
-		snap_free(s);
+		grave(pl, s);
 }
 
 /* Room for one more: evict the oldest stale snapshot, else (when
@@ -626,34 +659,56 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
  * hand-offs (cmc asks, the snapshot forks, the child answers), and on one
  * run queue each hand-off is a yield, not a cross-cpu wake-up that waits
  * for the other cpu's current task (measured: ~0.5 ms per hand-off on a
- * busy 2-cpu machine).  Only a lone executor is pinned: with --jobs 2,
- * pinned workers measured slower than free ones (1600 against 1950
- * transitions/s on list, keys 1..9), so sharing the pool unpins.  The
- * targets inherit the thread's affinity when they are started.
+ * busy 2-cpu machine).  With --jobs each worker has a cpu of its own, and
+ * a snapshot another worker made is moved to ours before it forks
+ * (adopt()): pinned workers whose snapshots forked on the other cpu were
+ * slower than free ones (1600 against 1950 transitions/s on list, keys
+ * 1..9); with adoption, quiescence takes as long as with one job (~120
+ * us/op, against ~370 unpinned).  The targets inherit the thread's
+ * affinity when they are started.
  */
 static void pin(struct forkx *f)
 {
-	static unsigned next;
-	cpu_set_t cur, one;
-	if (f->pinned || f->pl->refs > 1 || sched_getaffinity(0, sizeof cur, &cur) < 0 || CPU_COUNT(&cur) < 2)
+	struct fork_pool *pl = f->pl;
+	cpu_set_t one;
+	if (f->pinned || CPU_COUNT(&pl->cpus) < 2)
 		return;
-	/* Start from the cpu the scheduler runs us on now (other cmc processes
-	 * are elsewhere), then round robin over the allowed ones. */
-	int here = sched_getcpu(), base = 0;
-	for (int c = 0; c < here && c < CPU_SETSIZE; c++)
-		base += CPU_ISSET(c, &cur) != 0;
-	unsigned k = ((unsigned)base + __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) % (unsigned)CPU_COUNT(&cur);
+	/* The first worker starts from the cpu the scheduler runs it on now
+	 * (other cmc processes are elsewhere), the others follow round robin
+	 * over the cpus cmc was allowed (a thread started by a pinned one
+	 * inherits its single cpu). */
+	unsigned k = __atomic_fetch_add(&pl->next_cpu, 1, __ATOMIC_RELAXED);
+	if (k == 0) {
+		int here = sched_getcpu();
+		for (int c = 0; c < here && c < CPU_SETSIZE; c++)
+			k += CPU_ISSET(c, &pl->cpus) != 0;
+		__atomic_store_n(&pl->next_cpu, k + 1, __ATOMIC_RELAXED);
+	}
+	k %= (unsigned)CPU_COUNT(&pl->cpus);
 	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &cur) && k-- == 0) {
+		if (CPU_ISSET(c, &pl->cpus) && k-- == 0) {
 			CPU_ZERO(&one);
 			CPU_SET(c, &one);
-			if (sched_setaffinity(0, sizeof one, &one) == 0) {
-				f->saved_cpus = cur;
+			if (sched_getaffinity(0, sizeof f->saved_cpus, &f->saved_cpus) == 0 &&
+			    sched_setaffinity(0, sizeof one, &one) == 0) {
 				f->cpu = one;
 				f->pinned = true;
 			}
 			return;
 		}
+}
+
+/* A snapshot another worker made sleeps on that worker's cpu: move it to
+ * ours before asking it to fork (pool lock held), so that the fork request
+ * and its children stay on this cpu. */
+static void adopt(struct forkx *f, struct snap *s)
+{
+	if (!f->pinned || s->maker == f || s->t->pid <= 0)
+		return;
+	pthread_mutex_lock(&s->fmu);
+	sched_setaffinity(s->t->pid, sizeof f->cpu, &f->cpu);
+	s->maker = f;
+	pthread_mutex_unlock(&s->fmu);
 }
 
 /* Re-observe a snapshot: it has not run since it was observed. */
@@ -694,6 +749,7 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 			if (pl->s[i]->parent && pl->s[i]->n + 1 < n)
 				pl->s[i]->stale = true;
 		if (hit) {
+			adopt(f, hit);
 			hit->users++;
 			pthread_mutex_unlock(&pl->mu);
 			f->origin = hit;
@@ -705,6 +761,7 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 			if (s->n < n && s->n > best->n && memcmp(s->trace, trace, s->n * sizeof *trace) == 0)
 				best = s;
 		}
+		adopt(f, best);
 		best->users++;
 		pthread_mutex_unlock(&pl->mu);
 		struct snap *r = n ? recreate(f, best, trace, n) : NULL;
@@ -712,7 +769,7 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 		if (!r && best != f->root && !proc_interrupted && proc_target_reap(best->t))
 			pool_drop(pl, best); /* gone: try again from our root */
 		if (best != f->root)
-			unuse(best);
+			unuse(pl, best);
 		else
 			best->users--;
 		pthread_mutex_unlock(&pl->mu);
@@ -826,10 +883,10 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		pthread_mutex_lock(&f->pl->mu);
 		if (f->origin_temp) {
 			o->users = 0;
-			snap_free(o);
+			grave(f->pl, o);
 		} else {
 			pool_drop(f->pl, o);
-			unuse(o);
+			unuse(f->pl, o);
 		}
 		pthread_mutex_unlock(&f->pl->mu);
 		f->origin = NULL;
@@ -909,6 +966,27 @@ static void fork_discard(struct proc_exec *x)
 	f->kept = NULL;
 }
 
+/* A successor of some earlier apply, a duplicate found only when the
+ * search admitted it (--jobs): its snapshot, if the pool kept one, would
+ * never be used. */
+static void fork_forget(struct proc_exec *x, const uint16_t *trace, size_t n)
+{
+	struct forkx *f = (struct forkx *)x;
+	struct fork_pool *pl = f->pl;
+	if (f->fb || !n)
+		return;
+	pthread_mutex_lock(&pl->mu);
+	for (size_t i = pl->n; i-- > 0;) /* recent: look from the end */
+		if (same_trace(pl->s[i], trace, n)) {
+			if (!pl->s[i]->users && !pl->s[i]->parent) {
+				pool_drop(pl, pl->s[i]);
+				x->st.discarded++;
+			}
+			break;
+		}
+	pthread_mutex_unlock(&pl->mu);
+}
+
 static void fork_release(struct proc_exec *x)
 {
 	struct forkx *f = (struct forkx *)x;
@@ -926,19 +1004,20 @@ static void fork_release(struct proc_exec *x)
 	struct fork_pool *pl = f->pl;
 	pthread_mutex_lock(&pl->mu);
 	if (o->parent && !temp) {
-		unuse(o); /* stays where it is in the pool */
+		unuse(pl, o); /* stays where it is in the pool */
 	} else if (o->parent && pool_room(pl, false)) {
 		/* (not at the cost of an older parent: those are asked for first) */
 		o->users--;
 		pl->s[pl->n++] = o; /* newest: the pool stays in creation order */
 	} else if (temp) {
 		o->users--;
-		snap_free(o);
+		grave(pl, o);
 	} else {
 		pool_drop(pl, o);
-		unuse(o);
+		unuse(pl, o);
 	}
 	pthread_mutex_unlock(&pl->mu);
+	bury(pl);
 }
 
 static void fork_destroy(struct proc_exec *x)
@@ -950,9 +1029,10 @@ static void fork_destroy(struct proc_exec *x)
 	bool last = --pl->refs == 0;
 	if (last)
 		for (size_t i = 0; i < pl->n; i++)
-			snap_free(pl->s[i]);
+			grave(pl, pl->s[i]);
 	pthread_mutex_unlock(&pl->mu);
 	if (last) {
+		bury(pl);
 		pthread_mutex_destroy(&pl->mu);
 		free(pl->s);
 		free(pl);
@@ -980,6 +1060,7 @@ static const struct proc_exec_ops fork_ops = {
 	.reach = fork_reach,
 	.apply = fork_apply,
 	.discard = fork_discard,
+	.forget = fork_forget,
 	.release = fork_release,
 	.destroy = fork_destroy,
 };
@@ -1037,6 +1118,8 @@ struct proc_exec *proc_fork_new(const struct proc_scenario *sc, const char *prel
 	pl->limit = fit_fds(sc->path, limit ? limit : PROC_FORK_LIMIT_DEFAULT);
 	pl->s = eng_xcalloc(pl->limit, sizeof *pl->s);
 	pl->refs = 1;
+	if (sched_getaffinity(0, sizeof pl->cpus, &pl->cpus) < 0)
+		CPU_ZERO(&pl->cpus);
 	f->pl = pl;
 	return &f->x;
 }
@@ -1047,14 +1130,6 @@ struct proc_exec *proc_fork_share(struct proc_exec *other, const struct proc_sce
 	if (strcmp(other->ops->name, "fork") != 0)
 		return proc_fork_new(sc, preload, img, 0);
 	struct forkx *o = (struct forkx *)other, *f = forkx_new(sc, preload, img);
-	/* Called on other's thread (the search clones from its own): unpin it
-	 * and its root, whose children inherit the root's affinity. */
-	if (o->pinned) {
-		sched_setaffinity(0, sizeof o->saved_cpus, &o->saved_cpus);
-		if (o->root && o->root->t->pid > 0)
-			sched_setaffinity(o->root->t->pid, sizeof o->saved_cpus, &o->saved_cpus);
-		o->pinned = false;
-	}
 	pthread_mutex_lock(&o->pl->mu);
 	o->pl->refs++;
 	pthread_mutex_unlock(&o->pl->mu);
