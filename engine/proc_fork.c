@@ -277,22 +277,27 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("pipe: %s", strerror(errno));
 
+	/* h9: the child's own process cap and kill scope; it is started in
+	 * its cgroup where the kernel can do that (the jail keeps the fd). */
+	int cgroup;
+	struct proc_jail *jail = proc_jail_ready(sc, &cgroup);
 	struct cmc_snap_msg m = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_FORK, .a = f->conn_no,
 				 .lport = p->port, .pport = p->client_port};
-	int send_fds[] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1]};
+	int send_fds[] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1], cgroup};
 	int32_t to[] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
-			PROC_CTL_FD, CMC_SNAP_FD_DEFAULT};
-	m.nfds = sizeof send_fds / sizeof send_fds[0];
+			PROC_CTL_FD, CMC_SNAP_FD_DEFAULT, CMC_SNAP_TO_CGROUP};
+	m.nfds = sizeof send_fds / sizeof send_fds[0] - (cgroup < 0);
 	memcpy(m.to, to, sizeof to);
 	char cbuf[CMSG_SPACE(sizeof send_fds)];
 	memset(cbuf, 0, sizeof cbuf);
 	struct iovec iov = {&m, sizeof m};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = CMSG_SPACE(m.nfds * sizeof(int))};
 	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof send_fds);
-	memcpy(CMSG_DATA(c), send_fds, sizeof send_fds);
+	c->cmsg_len = CMSG_LEN(m.nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), send_fds, m.nfds * sizeof(int));
 
 	struct cmc_snap_msg rep = {0};
 	int rc = -1;
@@ -321,6 +326,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 		close(canon[0]);
 		close(ctl[0]);
 		close(sp[0]);
+		proc_jail_free(jail);
 		return NULL;
 	}
 	if (p->transport == PROC_TCP && rep.b < 0) {
@@ -346,7 +352,8 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	t->load_base = p->load_base;
 	t->base_known = p->base_known;
 	t->connected = true;
-	t->jail = proc_jail_adopt(sc, t->pid); /* h9: its own process cap and kill scope */
+	t->jail = jail;
+	proc_jail_enter(jail, sc, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0);
 	t->in_fd = in_mine;
 	t->out_fd = out[0];
 	t->snap_fd = sp[0];

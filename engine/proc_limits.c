@@ -39,17 +39,23 @@ enum { V2, V1PIDS, NHIER };
 /* The files of a jail's cgroup it keeps open (jfd()): a jail is reused
  * for many targets and read after every operation, and an open + close
  * of a cgroup file costs more than the read or write itself. */
-enum { JF_PROCS, JF_KILL, JF_STATE, JF_PIDS_EVENTS, JF_N };
+enum { JF_PROCS, JF_KILL, JF_STATE, JF_PIDS_EVENTS, JF_DIR, JF_N };
 static const char *const jf_name[NHIER][JF_N] = {
-	[V2] = {"cgroup.procs", "cgroup.kill", "cgroup.events", NULL},
-	[V1PIDS] = {"cgroup.procs", NULL, "pids.current", "pids.events"},
+	[V2] = {"cgroup.procs", "cgroup.kill", "cgroup.events", NULL, "."},
+	[V1PIDS] = {"cgroup.procs", NULL, "pids.current", "pids.events", NULL},
 };
 
 /* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h;
- * fd[h][k] is -1 or an open fd on dir[h]/jf_name[h][k]. */
+ * fd[h][k] is -1 or an open fd on dir[h]/jf_name[h][k]; in[h] implies
+ * dir[h][0]: its process was put in that cgroup, so what is left there
+ * when the jail is freed is its own to kill (a fork child started in the
+ * v2 cgroup and not moved on v1 is still a member of its origin's v1
+ * cgroup, which must not kill it). */
 struct proc_jail {
 	char dir[NHIER][512];
 	int fd[NHIER][JF_N];
+	bool in[NHIER];
+	bool killed;    /* cgroup.kill was written: never reused (jail_kill()) */
 	unsigned long long pids_max_events; /* pids.events "max" when made */
 	uint64_t pids_max;                  /* the pids.max written (0: max) */
 };
@@ -112,8 +118,8 @@ static int jfd(struct proc_jail *j, int h, int k)
 	if (j->fd[h][k] < 0 && j->dir[h][0] && jf_name[h][k]) {
 		char p[600];
 		snprintf(p, sizeof p, "%s/%s", j->dir[h], jf_name[h][k]);
-		j->fd[h][k] = open(p, (k == JF_PROCS ? O_RDWR : k == JF_KILL ? O_WRONLY : O_RDONLY) |
-					      O_CLOEXEC);
+		j->fd[h][k] = open(p, (k == JF_PROCS ? O_RDWR : k == JF_KILL ? O_WRONLY
+						 : k == JF_DIR ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
 	}
 	return j->fd[h][k];
 }
@@ -167,7 +173,7 @@ static bool own_cgroup(bool v2, char *out, size_t n)
 		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 		if (!c2)
 			continue;
-		*c2 = 0;
+		*c1 = *c2 = 0; /* line: the hierarchy id */
 		const char *ctrls = c1 + 1;
 		bool hit = v2 ? (!strcmp(line, "0") && !*ctrls) : false;
 		if (!v2) {
@@ -257,19 +263,23 @@ static void probe(void)
 		if (!mount_of(h == V2, mnt, sizeof mnt) || !own_cgroup(h == V2, own, sizeof own))
 			continue;
 		snprintf(base, sizeof base, "%s%s", mnt, own);
-		if (h == V2) {
-			/* cgroup.kill (Linux 5.14) is what makes v2 worth it */
-			char k[900];
-			snprintf(k, sizeof k, "%s/cgroup.kill", base);
-			if (access(k, F_OK) != 0)
-				continue;
-		}
 		sweep_stale(base);
 		char dir[sizeof parent[0]];
 		if (snprintf(dir, sizeof dir, "%s/cmc-%d", base, (int)getpid()) >= (int)sizeof dir)
 			continue;
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 			continue;
+		if (h == V2) {
+			/* cgroup.kill (Linux 5.14) is what makes v2 worth it.  Asked
+			 * of our own directory: the root cgroup, where cmc runs on
+			 * a hybrid system, never has the file. */
+			char k[900];
+			snprintf(k, sizeof k, "%s/cgroup.kill", dir);
+			if (access(k, F_OK) != 0) {
+				rmdir(dir);
+				continue;
+			}
+		}
 		snprintf(parent[h], sizeof parent[h], "%s", dir);
 	}
 	if (parent[V2][0] || parent[V1PIDS][0])
@@ -324,8 +334,20 @@ static void kill_members(const char *dir, bool v2)
 /* kill_members() for a jail, through its open files. */
 static void jail_kill(struct proc_jail *j, int h)
 {
-	if (h == V2 && jput(j, h, JF_KILL, "1") == 0)
-		return;
+	if (h == V2) {
+		/* Ask first.  Writing cgroup.kill marks the cgroup for good
+		 * (Linux 6.x: its kill sequence moves on), and a child later
+		 * started in it, or from it, with CLONE_INTO_CGROUP is killed
+		 * at birth (measured: every one); so only a jail with someone
+		 * left in it is killed that way, and it is not reused. */
+		char c;
+		int fd = jfd(j, h, JF_PROCS);
+		if (fd >= 0 && pread(fd, &c, 1, 0) == 0)
+			return;
+		j->killed = true;
+		if (jput(j, h, JF_KILL, "1") == 0)
+			return;
+	}
 	int fd = jfd(j, h, JF_PROCS);
 	if (fd >= 0)
 		kill_listed(fd);
@@ -491,6 +513,8 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 	struct proc_jail *j = reuse(sc);
 	if (j) {
 		pthread_mutex_unlock(&lock);
+		for (int h = 0; h < NHIER; h++)
+			j->in[h] = j->dir[h][0] != 0; /* the armed child enters them all */
 		armed = j;
 		return j;
 	}
@@ -514,25 +538,55 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 		free(j);
 		return NULL;
 	}
+	for (int h = 0; h < NHIER; h++)
+		j->in[h] = j->dir[h][0] != 0;
 	armed = j;
 	return j;
 }
 
-struct proc_jail *proc_jail_adopt(const struct proc_scenario *sc, pid_t pid)
+struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup)
 {
 	struct proc_jail *j = proc_jail_new(sc);
 	armed = NULL;
+	*cgroup = -1;
 	if (!j)
 		return NULL;
+	for (int h = 0; h < NHIER; h++)
+		j->in[h] = false;
+	if (j->dir[V2][0]) {
+		*cgroup = jfd(j, V2, JF_DIR);
+		/* a child may be started there even when its FORKED reply is
+		 * lost: the jail is then looked into when it is freed */
+		j->in[V2] = *cgroup >= 0;
+	}
+	return j;
+}
+
+void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2)
+{
+	if (!j)
+		return;
 	char s[24];
 	snprintf(s, sizeof s, "%d\n", (int)pid);
-	for (int h = 0; h < NHIER; h++)
-		if (j->dir[h][0] && jput(j, h, JF_PROCS, s) < 0) {
-			jail_close_h(j, h);
-			rmdir(j->dir[h]);
-			j->dir[h][0] = 0;
+	for (int h = 0; h < NHIER; h++) {
+		if (!j->dir[h][0])
+			continue;
+		if (h == V2 && born_v2) {
+			j->in[h] = true;
+			continue;
 		}
-	return j;
+		/* The v1 pids cgroup only counts processes: with its kill scope
+		 * in v2 and no cap asked for, the move would be for nothing. */
+		if (h == V1PIDS && born_v2 && !sc->limit_procs)
+			continue;
+		if (jput(j, h, JF_PROCS, s) == 0) {
+			j->in[h] = true;
+			continue;
+		}
+		jail_close_h(j, h);
+		rmdir(j->dir[h]);
+		j->dir[h][0] = 0;
+	}
 }
 
 int proc_limits_child(const struct proc_scenario *sc)
@@ -578,14 +632,14 @@ void proc_jail_free(struct proc_jail *j)
 	if (armed == j)
 		armed = NULL;
 	for (int h = 0; h < NHIER; h++)
-		if (j->dir[h][0])
+		if (j->in[h])
 			jail_kill(j, h);
 	pthread_mutex_lock(&lock);
-	if (npool == pool_size && pool_size < POOL_CAP) {
+	if (!j->killed && npool == pool_size && pool_size < POOL_CAP) {
 		pool_size = pool_size ? 2 * pool_size : 64;
 		pool = eng_xrealloc(pool, pool_size * sizeof *pool);
 	}
-	if (npool < pool_size) {
+	if (!j->killed && npool < pool_size) {
 		pool[npool++] = j;
 		pthread_mutex_unlock(&lock);
 		return;

@@ -39,10 +39,15 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc);
 /* Child, between fork and exec: set the rlimits and enter the jail this
  * thread prepared last.  No allocation.  0, or -1 with errno. */
 int proc_limits_child(const struct proc_scenario *sc);
-/* A jail of its own for a process that already runs (a fork-snapshot child,
- * born in its origin's jail): it is moved in, so its process cap counts
- * from it alone, as a replayed target's does.  NULL without cgroups. */
-struct proc_jail *proc_jail_adopt(const struct proc_scenario *sc, pid_t pid);
+/* A jail of its own for a process its origin is about to fork (a fork-
+ * snapshot child), so that its process cap and kill scope count from it
+ * alone, as a replayed target's do.  *cgroup: an fd on the jail's cgroup v2
+ * directory to start the child in (CLONE_INTO_CGROUP), owned by the jail,
+ * or -1.  NULL without cgroups. */
+struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup);
+/* Put pid, just forked for j, in it: born_v2 when it started in the v2
+ * cgroup; it is moved into the others it must be in.  NULL j is fine. */
+void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2);
 /* Kill every process left in the jail, remove it, free it.  NULL is fine. */
 void proc_jail_free(struct proc_jail *j);
 /* After an operation: a process-cap breach since the jail was made becomes

@@ -288,10 +288,14 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          puts attached fd i at to[i] (or, when to[i] is CMC_SNAP_TO_CONN, at
  *          the fd of the target's connected socket whose local/peer ports
  *          are lport/pport, or at fd `a` when a >= 0); fds the target has
- *          closed stay closed.  The child's parent is cmc (CLONE_PARENT), it
+ *          closed stay closed.  An fd sent for CMC_SNAP_TO_CGROUP is a cgroup
+ *          v2 directory, not installed: the child is started in that cgroup
+ *          (clone3 CLONE_INTO_CGROUP), where the kernel allows it.  The child's parent is cmc (CLONE_PARENT), it
  *          dies with cmc (PR_SET_PDEATHSIG), and it returns into the call the
  *          target was blocked in, now on the new descriptors.
- *   FORKED target -> cmc: a = the child's pid, b = the connection's fd (or -1).
+ *   FORKED target -> cmc: a = the child's pid, b = the connection's fd (or -1);
+ *          flags has CMC_SNAP_IN_CGROUP when the child started in the cgroup
+ *          sent (otherwise it is in its origin's, and cmc moves it).
  *   ERROR  target -> cmc: a = errno of what failed.
  * The parent, the snapshot, keeps its own descriptors and goes back to
  * sleep in the call it was interrupted in.
@@ -303,6 +307,8 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_ERROR 4u
 #define CMC_SNAP_MAXFDS 8
 #define CMC_SNAP_TO_CONN (-2)
+#define CMC_SNAP_TO_CGROUP (-3)
+#define CMC_SNAP_IN_CGROUP 1u
 
 struct cmc_snap_msg {
 	uint32_t magic;       /* CMC_SNAP_MAGIC */
@@ -311,6 +317,7 @@ struct cmc_snap_msg {
 	uint16_t lport, pport; /* FORK: the connection to replace, by ports */
 	uint32_t nfds;        /* FORK: descriptors attached, <= CMC_SNAP_MAXFDS */
 	int32_t to[CMC_SNAP_MAXFDS];
+	uint32_t flags;       /* FORKED: CMC_SNAP_IN_CGROUP */
 };
 
 #endif

@@ -27,6 +27,9 @@
  *     PR_GET_TID_ADDRESS returns), as glibc's own fork does;
  *   - no atfork handlers run: the child must be the same program state as
  *     the parent, as a replayed process would be.
+ * When cmc sends the child's cgroup v2 directory, the call is clone3 with
+ * CLONE_INTO_CGROUP as well: the child starts in its own cgroup instead of
+ * being moved there (plain clone where the kernel refuses).
  * Everything here is async-signal-safe and never allocates.
  */
 #include <errno.h>
@@ -44,6 +47,14 @@
 
 #include "pl.h"
 
+/* clone3's argument (linux/sched.h's struct clone_args, whose header
+ * clashes with glibc's sched.h), up to the cgroup field (CLONE_ARGS_SIZE_VER2). */
+struct clone3_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid,
+		set_tid_size, cgroup;
+};
+#define CLONE_INTO_CGROUP_FLAG 0x200000000ULL
+
 static int snap_fd = -1;
 static int *tid_addr;   /* glibc's registered clear_child_tid address */
 static int conn_fd = -1; /* the connection's fd, once found (tcp targets) */
@@ -53,9 +64,9 @@ static long sys(long nr, long a, long b, long c, long d, long e)
 	return syscall(nr, a, b, c, d, e);
 }
 
-static void reply(uint32_t kind, int32_t a, int32_t b)
+static void reply(uint32_t kind, int32_t a, int32_t b, uint32_t flags)
 {
-	struct cmc_snap_msg m = {.magic = CMC_SNAP_MAGIC, .kind = kind, .a = a, .b = b};
+	struct cmc_snap_msg m = {.magic = CMC_SNAP_MAGIC, .kind = kind, .a = a, .b = b, .flags = flags};
 	while (send(snap_fd, &m, sizeof m, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno == EINTR)
 		;
 }
@@ -163,7 +174,7 @@ static void serve(void)
 	    m.nfds != got || (mh.msg_flags & MSG_CTRUNC)) {
 		for (uint32_t i = 0; i < got; i++)
 			close(fds[i]);
-		reply(CMC_SNAP_ERROR, EPROTO, 0);
+		reply(CMC_SNAP_ERROR, EPROTO, 0, 0);
 		return;
 	}
 	for (uint32_t i = 0; i < m.nfds; i++)
@@ -174,12 +185,34 @@ static void serve(void)
 				conn_fd = find_conn(m.lport, m.pport);
 			m.to[i] = conn_fd; /* -1: not found, the fd is dropped */
 		}
+	int cgroup = -1;
+	for (uint32_t i = 0; i < m.nfds; i++)
+		if (m.to[i] == CMC_SNAP_TO_CGROUP) {
+			cgroup = fds[i];
+			m.to[i] = -1; /* not installed: closed in the child too */
+		}
 	pid_t cmc = (pid_t)sys(SYS_getppid, 0, 0, 0, 0, 0);
 	void *rl_head = NULL;
 	size_t rl_len = 0;
 	sys(SYS_get_robust_list, 0, (long)&rl_head, (long)&rl_len, 0, 0);
-	long pid = sys(SYS_clone, CLONE_PARENT | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD, 0, 0,
-		       (long)tid_addr, 0);
+	long pid = -1;
+	uint32_t flags = 0;
+	if (cgroup >= 0) {
+		/* Born in its own cgroup: moving it there afterwards took the
+		 * kernel's cgroup locks once per child, against every other
+		 * worker's forks.  (With CLONE_PARENT the exit signal is the
+		 * origin's, and clone3 wants 0 here.) */
+		struct clone3_args ca = {.flags = CLONE_PARENT | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID |
+						  CLONE_INTO_CGROUP_FLAG,
+					 .child_tid = (uint64_t)(uintptr_t)tid_addr,
+					 .cgroup = (uint64_t)cgroup};
+		pid = sys(SYS_clone3, (long)&ca, sizeof ca, 0, 0, 0);
+		if (pid >= 0)
+			flags = CMC_SNAP_IN_CGROUP;
+	}
+	if (pid < 0) /* no clone3 or no such cgroup here: cmc moves the child */
+		pid = sys(SYS_clone, CLONE_PARENT | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD, 0, 0,
+			  (long)tid_addr, 0);
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (sys(SYS_getppid, 0, 0, 0, 0, 0) != cmc)
@@ -192,9 +225,9 @@ static void serve(void)
 	for (uint32_t i = 0; i < got; i++)
 		close(fds[i]);
 	if (pid < 0)
-		reply(CMC_SNAP_ERROR, errno, 0);
+		reply(CMC_SNAP_ERROR, errno, 0, 0);
 	else
-		reply(CMC_SNAP_FORKED, (int32_t)pid, conn_fd);
+		reply(CMC_SNAP_FORKED, (int32_t)pid, conn_fd, flags);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -234,5 +267,5 @@ __attribute__((constructor)) static void pl_snap_init(void)
 		snap_fd = -1;
 		return;
 	}
-	reply(CMC_SNAP_READY, (int32_t)sys(SYS_getpid, 0, 0, 0, 0, 0), 0);
+	reply(CMC_SNAP_READY, (int32_t)sys(SYS_getpid, 0, 0, 0, 0, 0), 0, 0);
 }

@@ -15,6 +15,7 @@
  *   flood      writes 4 MiB of output
  *   exit N     exits with status N
  *   alloc N    malloc(N) and touch it    -> OK
+ *   cgroup     its cgroup v2 path            -> CG /path (or CG none)
  *   anything else                        -> ERR
  *
  * Arguments: --exit-at-start N (exit before reading anything),
@@ -87,6 +88,16 @@ static void command(const char *line)
 				exit(1);
 	} else if (!strncmp(line, "exit ", 5)) {
 		exit(atoi(line + 5));
+	} else if (!strcmp(line, "cgroup")) {
+		char buf[512] = "CG none\n";
+		FILE *f = fopen("/proc/self/cgroup", "re");
+		char l[400];
+		while (f && fgets(l, sizeof l, f))
+			if (!strncmp(l, "0::", 3))
+				snprintf(buf, sizeof buf, "CG %s", l + 3);
+		if (f)
+			fclose(f);
+		say(buf);
 	} else if (!strncmp(line, "alloc ", 6)) {
 		size_t n = strtoul(line + 6, NULL, 10);
 		char *p = malloc(n);
