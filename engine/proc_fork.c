@@ -393,14 +393,13 @@ static void pool_remove(struct fork_pool *pl, struct snap *s)
 		}
 }
 
-/* Used by nobody and never again: killed now, reaped and freed by
- * bury() outside the pool lock (a kill and wait under it stalled every
- * other worker, and the admitting thread's forget() while they all wait).
- * Pool lock held. */
+/* Used by nobody and never again: killed, reaped and freed by bury(),
+ * outside the pool lock.  A kill and wait under it stalled every other
+ * worker (and the admitting thread's forget() while they all wait); even
+ * a kill alone wakes the snapshot, which then runs before the lock holder
+ * gets the cpu back.  Pool lock held. */
 static void grave(struct fork_pool *pl, struct snap *s)
 {
-	if (s->t && s->t->pid > 0)
-		kill(s->t->pid, SIGKILL);
 	if (pl->ndead == pl->dead_cap) {
 		pl->dead_cap = pl->dead_cap ? 2 * pl->dead_cap : 16;
 		pl->dead = eng_xrealloc(pl->dead, pl->dead_cap * sizeof *pl->dead);
@@ -408,17 +407,26 @@ static void grave(struct fork_pool *pl, struct snap *s)
 	pl->dead[pl->ndead++] = s;
 }
 
-static void bury(struct fork_pool *pl)
+/* Reap the dead that run on f's cpu (all of them for NULL): a snapshot on
+ * another worker's cpu exits there, and waiting for it here leaves this
+ * cpu idle while it delays that worker. */
+static void bury(struct fork_pool *pl, const struct forkx *f)
 {
+	struct snap *mine[64];
+	size_t n = 0;
 	pthread_mutex_lock(&pl->mu);
-	struct snap **d = pl->dead;
-	size_t n = pl->ndead;
-	pl->dead = NULL;
-	pl->ndead = pl->dead_cap = 0;
+	for (size_t i = 0; i < pl->ndead && n < sizeof mine / sizeof mine[0];)
+		if (!f || pl->dead[i]->maker == f) {
+			mine[n++] = pl->dead[i];
+			pl->dead[i] = pl->dead[--pl->ndead];
+		} else {
+			i++;
+		}
 	pthread_mutex_unlock(&pl->mu);
 	for (size_t i = 0; i < n; i++)
-		snap_free(d[i]);
-	free(d);
+		snap_free(mine[i]);
+	if (n == sizeof mine / sizeof mine[0])
+		bury(pl, f);
 }
 
 /* Out of the pool; freed now, or by its last user (pool lock held). */
@@ -1024,7 +1032,7 @@ static void fork_release(struct proc_exec *x)
 		unuse(pl, o);
 	}
 	pthread_mutex_unlock(&pl->mu);
-	bury(pl);
+	bury(pl, f);
 }
 
 static void fork_destroy(struct proc_exec *x)
@@ -1039,7 +1047,8 @@ static void fork_destroy(struct proc_exec *x)
 			grave(pl, pl->s[i]);
 	pthread_mutex_unlock(&pl->mu);
 	if (last) {
-		bury(pl);
+		bury(pl, NULL);
+		free(pl->dead);
 		pthread_mutex_destroy(&pl->mu);
 		free(pl->s);
 		free(pl);

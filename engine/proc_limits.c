@@ -480,14 +480,32 @@ static void set_pids_max(struct proc_jail *j, const struct proc_scenario *sc, bo
 		j->pids_max = sc->limit_procs;
 }
 
-/* A pooled jail that is empty, reset for sc; NULL when none (lock held). */
+/* A pooled jail that is empty, reset for sc; NULL when none.  Each
+ * candidate is taken out of the pool under the lock and looked at outside
+ * it: the cgroup reads can wait on the kernel's own locks, and a worker
+ * that waited holding ours stalled every other.  The newest first (its
+ * process was reaped before it was freed); one not empty yet goes back
+ * last in line. */
 static struct proc_jail *reuse(const struct proc_scenario *sc)
 {
-	for (size_t i = 0; i < npool; i++) {
-		struct proc_jail *j = pool[i];
-		if (!jail_empty(j))
+	for (int tries = 0; tries < 8; tries++) {
+		pthread_mutex_lock(&lock);
+		struct proc_jail *j = npool ? pool[--npool] : NULL;
+		pthread_mutex_unlock(&lock);
+		if (!j)
+			return NULL;
+		if (!jail_empty(j)) {
+			pthread_mutex_lock(&lock);
+			if (npool == pool_size) { /* another thread took its room */
+				pool_size *= 2;
+				pool = eng_xrealloc(pool, pool_size * sizeof *pool);
+			}
+			memmove(pool + 1, pool, npool * sizeof *pool);
+			pool[0] = j;
+			npool++;
+			pthread_mutex_unlock(&lock);
 			continue;
-		pool[i] = pool[--npool];
+		}
 		char buf[128];
 		unsigned long long n = 0;
 		set_pids_max(j, sc, false);
@@ -506,18 +524,18 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 	if (!probed)
 		probe();
 	retry_pending();
-	if (!parent[V2][0] && !parent[V1PIDS][0]) {
-		pthread_mutex_unlock(&lock);
+	bool usable = parent[V2][0] || parent[V1PIDS][0]; /* set once, by probe() */
+	pthread_mutex_unlock(&lock);
+	if (!usable)
 		return NULL;
-	}
 	struct proc_jail *j = reuse(sc);
 	if (j) {
-		pthread_mutex_unlock(&lock);
 		for (int h = 0; h < NHIER; h++)
 			j->in[h] = j->dir[h][0] != 0; /* the armed child enters them all */
 		armed = j;
 		return j;
 	}
+	pthread_mutex_lock(&lock);
 	unsigned long id = next_id++;
 	pthread_mutex_unlock(&lock);
 	j = jail_alloc();
