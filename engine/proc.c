@@ -41,6 +41,7 @@ struct proc_fe {
 	bool started;
 	bool fell_back;         /* wanted canonical, got no records */
 	bool any_once;
+	bool any_timeout;       /* a timeout operation: a timed wait is state */
 	bool warned_over;       /* RAW_OVER reported once on stderr */
 	struct proc_obs obs;
 	uint16_t *sbuf;         /* successor state under construction */
@@ -127,6 +128,11 @@ static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op
 			      o->e.exit_status, o->e.term_signal, (int)o->fault};
 		fp = eng_fp_combine(fp, eng_fp_of(why, sizeof why));
 	}
+	/* With a timeout operation, a target asleep in a timed wait behaves
+	 * differently from the same heap in an endless one: the operation
+	 * wakes only the first.  Without one, no wait ever times out. */
+	if (p->any_timeout && o->wait_ms)
+		fp = eng_fp_combine(fp, eng_fp_of(&o->wait_ms, sizeof o->wait_ms));
 	if (p->any_once) {
 		size_t mb = (p->sc->nops + 7) / 8;
 		uint8_t *m = eng_xmemdup(p->mask, mb);
@@ -394,6 +400,7 @@ static eng_frontend *proc_clone(eng_frontend *fe)
 	p->exec_replay = o->exec_replay;
 	p->snapshots = o->snapshots;
 	p->any_once = o->any_once;
+	p->any_timeout = o->any_timeout;
 	p->ident = o->ident;
 	p->started = o->started;
 	p->fell_back = o->fell_back;
@@ -462,8 +469,10 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 	p->fe.deadlock_ok = true;
 	p->fe.name = sc->path;
 	p->mask = eng_xcalloc((sc->nops + 7) / 8, 1);
-	for (size_t i = 0; i < sc->nops; i++)
+	for (size_t i = 0; i < sc->nops; i++) {
 		p->any_once |= sc->ops[i].once;
+		p->any_timeout |= sc->ops[i].timeout;
+	}
 	if (find_preload(p->preload, sizeof p->preload, err, errlen) < 0 ||
 	    proc_elf_load(sc, &p->img, err, errlen) < 0 ||
 	    !(p->props = proc_props_load(sc, err, errlen))) {

@@ -88,6 +88,8 @@ struct proc_obs {
 	char alloc_msg[200];    /* first failing allocator invariant (proc_alloc.c) */
 	struct proc_exit_live exit_live;
 	double quiesce_s;       /* time from sending the op to quiescence */
+	uint32_t wait_ms;       /* the timeout of the wait it sleeps in (region
+				 * header; 0: none, or no header) */
 };
 
 void proc_obs_reset(struct proc_obs *o);

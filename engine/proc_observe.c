@@ -71,6 +71,7 @@ void proc_obs_reset(struct proc_obs *o)
 	o->fault = PROC_FAULT_NONE;
 	o->fault_msg[0] = 0;
 	o->quiesce_s = 0;
+	o->wait_ms = 0;
 	o->exit_live.seen = false;
 }
 
@@ -236,6 +237,7 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 		if (why) {
 			snprintf(obs->alloc_msg, sizeof obs->alloc_msg, "heap region unreadable: %s", why);
 		} else {
+			obs->wait_ms = h.wait_ms;
 			if (h.fault != CMC_FAULT_NONE)
 				fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
 			if (sc->raw_heap &&

@@ -74,6 +74,16 @@ sed '/^op t timeout/d' none.scn >none-no-t.scn
 is "timeout op without a timed wait: no new state" "$(json_get none.json distinct)" \
 	"$(json_get none-no-t.json distinct)"
 ok "... though it was applied" test "$(json_get none.json generated)" -gt "$(json_get none-no-t.json generated)"
+# A timed wait is part of the state: "timer 50" arms the tick without
+# touching the heap (nettarget keeps it in a local), so [on] has the heap
+# of the initial state, which waits with no timeout.  Merged, the tick
+# after it was never tried; distinct, [on, t, q] shows TICKS 1.
+printf 'target %s {port} --poll --tick -1\ntransport tcp\nop on "timer 50\\n"\nop t timeout\nop q "ticks\\n"\nproperty reply q "TICKS 0"\ndepth 4\nhash raw\n' "$NT" >arm.scn
+for e in replay fork; do
+	"$CMC" check --no-store --json --jobs 1 --exec "$e" arm.scn >"arm.$e.json" 2>"arm.$e.err"
+	is "timed wait as state ($e): the tick after arming is found (exit 1)" "$?" 1
+	ok "timed wait as state ($e): shortest trace on, t, q" grep -q '"trace": \["on", "t", "q"\]' "arm.$e.json"
+done
 
 # Without the deterministic environment the addresses are the real ones
 # and the tick runs on real time: two runs of one trace part at once.

@@ -6,7 +6,9 @@
  * woke without input (a timer tick that reads the clock, as lighttpd's
  * once a second).  Every line it receives is appended to the record; it
  * answers "OK n", to "ports" what it holds: "PORTS told sock accept
- * peer", to "ticks" "TICKS n".
+ * peer", to "ticks" "TICKS n".  "timer MS" sets the wait's timeout (-1:
+ * none) in a local variable, not in the record, and answers "TIMER MS":
+ * the heap stays as it was, only the wait differs.
  *
  *   nettarget PORT [--poll|--select|--epoll] [--tick MS]
  * waits in the call named (default poll) with a timeout of MS (default 1)
@@ -100,9 +102,18 @@ int main(int argc, char **argv)
 		}
 		if (w < 0)
 			continue; /* EINTR (a fork request) */
-		ssize_t n = read(c, buf, sizeof buf);
+		ssize_t n = read(c, buf, sizeof buf - 1);
 		if (n <= 0)
 			return 0;
+		buf[n] = 0;
+		if (!strncmp(buf, "timer ", 6)) {
+			ms = atoi(buf + 6);
+			char out[32];
+			int k = snprintf(out, sizeof out, "TIMER %d\n", ms);
+			if (write(c, out, (size_t)k) < 0)
+				return 5;
+			continue;
+		}
 		if (r->len + (size_t)n < sizeof r->lines) {
 			memcpy(r->lines + r->len, buf, (size_t)n);
 			r->len += (size_t)n;
