@@ -304,7 +304,11 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	pthread_mutex_lock(&s->fmu);
 	bool foreign = s->maker != f;
 	if (sendmsg(p->snap_fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof m && kill(p->pid, CMC_SNAP_SIG) == 0)
-		rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms);
+		do /* a READY now is a stray: a program the target started (fork
+		    * and exec, as a shell runs a command) inherited the socket
+		    * and the preload, whose server then said it was installed */
+			rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms);
+		while (rc == 0 && rep.kind == CMC_SNAP_READY);
 	int e = errno;
 	pthread_mutex_unlock(&s->fmu);
 	close(in_theirs);

@@ -105,8 +105,10 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, boo
 		env[k++] = eng_xstrdup("CMC_LINEBUF=1");
 	if (sc->exit_live)
 		env[k++] = eng_xstrdup("CMC_EXIT_LIVE=1");
-	if (snap)
-		env[k++] = fmt("CMC_SNAP_FD=%d", CMC_SNAP_FD_DEFAULT);
+	if (snap) {
+		env[k++] = fmt("%s=%d", CMC_ENV_SNAP_FD, CMC_SNAP_FD_DEFAULT);
+		env[k++] = fmt("%s=%d", CMC_ENV_SNAP_PARENT, (int)getpid());
+	}
 	/* Deterministic time, randomness and pid (preload/detenv.c) unless
 	 * the scenario says otherwise with an env line. */
 	bool det_set = false;

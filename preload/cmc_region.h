@@ -241,11 +241,16 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *                    CMC_SNAP_FD_DEFAULT, far above the fds a target opens, so
  *                    the target's own fd numbers are the same under either
  *                    executor).  Unset: no snapshot server.
+ * CMC_SNAP_PARENT    decimal pid of cmc: only a process whose parent it is
+ *                    (the target, through any exec chain) serves snapshots; a
+ *                    program the target starts inherits the socket and the
+ *                    environment, and closes the socket instead.
  * CMC_DETERMINISTIC  "1": preload/detenv.c makes time, randomness and the
  *                    pid the target sees deterministic (cmc sets it unless the
  *                    scenario sets it otherwise); unset or "0": off.
  */
 #define CMC_ENV_SNAP_FD "CMC_SNAP_FD"
+#define CMC_ENV_SNAP_PARENT "CMC_SNAP_PARENT"
 #define CMC_ENV_DETERMINISTIC "CMC_DETERMINISTIC"
 
 /*

@@ -255,6 +255,18 @@ __attribute__((constructor)) static void pl_snap_init(void)
 		}
 		fd = fd * 10 + (*p - '0');
 	}
+	/* A program the target started (a shell's command) has the socket and
+	 * the environment too, but the snapshots are the target's: its READY
+	 * would reach cmc as the answer to a fork request.  (Raw getppid:
+	 * detenv.c may report another.) */
+	long parent = 0;
+	if (pl_env(CMC_ENV_SNAP_PARENT, v, sizeof v) == 1)
+		for (const char *p = v; *p >= '0' && *p <= '9' && parent < 100000000; p++)
+			parent = parent * 10 + (*p - '0');
+	if (parent > 0 && sys(SYS_getppid, 0, 0, 0, 0, 0) != parent) {
+		close(fd);
+		return;
+	}
 	if (fcntl(fd, F_GETFD) < 0 || prctl(PR_GET_TID_ADDRESS, &tid_addr) < 0)
 		return; /* no server: cmc sees no READY and falls back to replay */
 	snap_fd = fd;
