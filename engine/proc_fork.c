@@ -279,14 +279,22 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 
 	/* h9: the child's own process cap and kill scope; it is started in
 	 * its cgroup where the kernel can do that (the jail keeps the fd). */
-	int cgroup;
-	struct proc_jail *jail = proc_jail_ready(sc, &cgroup);
+	int cgroup, tasks;
+	struct proc_jail *jail = proc_jail_ready(sc, &cgroup, &tasks);
 	struct cmc_snap_msg m = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_FORK, .a = f->conn_no,
 				 .lport = p->port, .pport = p->client_port};
-	int send_fds[] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1], cgroup};
-	int32_t to[] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
-			PROC_CTL_FD, CMC_SNAP_FD_DEFAULT, CMC_SNAP_TO_CGROUP};
-	m.nfds = sizeof send_fds / sizeof send_fds[0] - (cgroup < 0);
+	int send_fds[8] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1]};
+	int32_t to[8] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
+			 PROC_CTL_FD, CMC_SNAP_FD_DEFAULT};
+	m.nfds = 6;
+	if (cgroup >= 0) {
+		send_fds[m.nfds] = cgroup;
+		to[m.nfds++] = CMC_SNAP_TO_CGROUP;
+	}
+	if (tasks >= 0) {
+		send_fds[m.nfds] = tasks;
+		to[m.nfds++] = CMC_SNAP_TO_TASKS;
+	}
 	memcpy(m.to, to, sizeof to);
 	char cbuf[CMSG_SPACE(sizeof send_fds)];
 	memset(cbuf, 0, sizeof cbuf);
@@ -357,7 +365,8 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;
-	proc_jail_enter(jail, sc, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0);
+	proc_jail_enter(jail, sc, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
+			(rep.flags & CMC_SNAP_IN_TASKS) != 0);
 	t->in_fd = in_mine;
 	t->out_fd = out[0];
 	t->snap_fd = sp[0];

@@ -39,10 +39,10 @@ enum { V2, V1PIDS, NHIER };
 /* The files of a jail's cgroup it keeps open (jfd()): a jail is reused
  * for many targets and read after every operation, and an open + close
  * of a cgroup file costs more than the read or write itself. */
-enum { JF_PROCS, JF_KILL, JF_STATE, JF_PIDS_EVENTS, JF_DIR, JF_N };
+enum { JF_PROCS, JF_KILL, JF_STATE, JF_PIDS_EVENTS, JF_DIR, JF_TASKS, JF_N };
 static const char *const jf_name[NHIER][JF_N] = {
-	[V2] = {"cgroup.procs", "cgroup.kill", "cgroup.events", NULL, "."},
-	[V1PIDS] = {"cgroup.procs", NULL, "pids.current", "pids.events", NULL},
+	[V2] = {"cgroup.procs", "cgroup.kill", "cgroup.events", NULL, ".", NULL},
+	[V1PIDS] = {"cgroup.procs", NULL, "pids.current", "pids.events", NULL, "tasks"},
 };
 
 /* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h;
@@ -118,7 +118,7 @@ static int jfd(struct proc_jail *j, int h, int k)
 	if (j->fd[h][k] < 0 && j->dir[h][0] && jf_name[h][k]) {
 		char p[600];
 		snprintf(p, sizeof p, "%s/%s", j->dir[h], jf_name[h][k]);
-		j->fd[h][k] = open(p, (k == JF_PROCS ? O_RDWR : k == JF_KILL ? O_WRONLY
+		j->fd[h][k] = open(p, (k == JF_PROCS ? O_RDWR : k == JF_KILL || k == JF_TASKS ? O_WRONLY
 						 : k == JF_DIR ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_CLOEXEC);
 	}
 	return j->fd[h][k];
@@ -562,11 +562,11 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 	return j;
 }
 
-struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup)
+struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup, int *tasks)
 {
 	struct proc_jail *j = proc_jail_new(sc);
 	armed = NULL;
-	*cgroup = -1;
+	*cgroup = *tasks = -1;
 	if (!j)
 		return NULL;
 	for (int h = 0; h < NHIER; h++)
@@ -577,10 +577,17 @@ struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup)
 		 * lost: the jail is then looked into when it is freed */
 		j->in[V2] = *cgroup >= 0;
 	}
+	/* v1: the child moves itself in (cheaper, preload/snap.c), where it
+	 * must be in (proc_jail_enter()) */
+	if (j->dir[V1PIDS][0] && (sc->limit_procs || *cgroup < 0)) {
+		*tasks = jfd(j, V1PIDS, JF_TASKS);
+		j->in[V1PIDS] = *tasks >= 0; /* (as for v2 above) */
+	}
 	return j;
 }
 
-void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2)
+void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2,
+		     bool moved_v1)
 {
 	if (!j)
 		return;
@@ -589,7 +596,7 @@ void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t 
 	for (int h = 0; h < NHIER; h++) {
 		if (!j->dir[h][0])
 			continue;
-		if (h == V2 && born_v2) {
+		if ((h == V2 && born_v2) || (h == V1PIDS && moved_v1)) {
 			j->in[h] = true;
 			continue;
 		}

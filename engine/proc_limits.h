@@ -42,12 +42,15 @@ int proc_limits_child(const struct proc_scenario *sc);
 /* A jail of its own for a process its origin is about to fork (a fork-
  * snapshot child), so that its process cap and kill scope count from it
  * alone, as a replayed target's do.  *cgroup: an fd on the jail's cgroup v2
- * directory to start the child in (CLONE_INTO_CGROUP), owned by the jail,
- * or -1.  NULL without cgroups. */
-struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup);
+ * directory to start the child in (CLONE_INTO_CGROUP), *tasks: an fd on its
+ * v1 cgroup's `tasks` for the child to move itself into; each owned by the
+ * jail, or -1.  NULL without cgroups. */
+struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup, int *tasks);
 /* Put pid, just forked for j, in it: born_v2 when it started in the v2
- * cgroup; it is moved into the others it must be in.  NULL j is fine. */
-void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2);
+ * cgroup, moved_v1 when it moved itself into the v1 one; it is moved into
+ * the others it must be in.  NULL j is fine. */
+void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2,
+		     bool moved_v1);
 /* Kill every process left in the jail, remove it, free it.  NULL is fine. */
 void proc_jail_free(struct proc_jail *j);
 /* After an operation: a process-cap breach since the jail was made becomes

@@ -295,13 +295,18 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          are lport/pport, or at fd `a` when a >= 0); fds the target has
  *          closed stay closed.  An fd sent for CMC_SNAP_TO_CGROUP is a cgroup
  *          v2 directory, not installed: the child is started in that cgroup
- *          (clone3 CLONE_INTO_CGROUP), where the kernel allows it.  The child's parent is cmc (CLONE_PARENT), it
+ *          (clone3 CLONE_INTO_CGROUP), where the kernel allows it; one sent
+ *          for CMC_SNAP_TO_TASKS is a v1 cgroup's `tasks` file, into which
+ *          the child moves itself before anything else.  The child's parent is cmc (CLONE_PARENT), it
  *          dies with cmc (PR_SET_PDEATHSIG), and it returns into the call the
  *          target was blocked in, now on the new descriptors.
- *   FORKED target -> cmc: a = the child's pid, b = the connection's fd (or -1);
- *          flags has CMC_SNAP_IN_CGROUP when the child started in the cgroup
- *          sent (otherwise it is in its origin's, and cmc moves it).
- *   ERROR  target -> cmc: a = errno of what failed.
+ *   FORKED child -> cmc, on its origin's socket before it takes its own: a =
+ *          its pid, b = the connection's fd (or -1); flags has
+ *          CMC_SNAP_IN_CGROUP when it started in the v2 cgroup sent, and
+ *          CMC_SNAP_IN_TASKS when it moved itself into the v1 one (what it
+ *          is not in, cmc moves it into).  The child answers, not the
+ *          snapshot: only it knows where it got.
+ *   ERROR  target -> cmc: a = errno of what failed (no child then).
  * The parent, the snapshot, keeps its own descriptors and goes back to
  * sleep in the call it was interrupted in.
  */
@@ -313,7 +318,9 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_MAXFDS 8
 #define CMC_SNAP_TO_CONN (-2)
 #define CMC_SNAP_TO_CGROUP (-3)
+#define CMC_SNAP_TO_TASKS (-4)
 #define CMC_SNAP_IN_CGROUP 1u
+#define CMC_SNAP_IN_TASKS 2u
 
 struct cmc_snap_msg {
 	uint32_t magic;       /* CMC_SNAP_MAGIC */

@@ -185,10 +185,10 @@ static void serve(void)
 				conn_fd = find_conn(m.lport, m.pport);
 			m.to[i] = conn_fd; /* -1: not found, the fd is dropped */
 		}
-	int cgroup = -1;
+	int cgroup = -1, tasks = -1;
 	for (uint32_t i = 0; i < m.nfds; i++)
-		if (m.to[i] == CMC_SNAP_TO_CGROUP) {
-			cgroup = fds[i];
+		if (m.to[i] == CMC_SNAP_TO_CGROUP || m.to[i] == CMC_SNAP_TO_TASKS) {
+			*(m.to[i] == CMC_SNAP_TO_CGROUP ? &cgroup : &tasks) = fds[i];
 			m.to[i] = -1; /* not installed: closed in the child too */
 		}
 	pid_t cmc = (pid_t)sys(SYS_getppid, 0, 0, 0, 0, 0);
@@ -219,6 +219,14 @@ static void serve(void)
 			_exit(127); /* cmc died before the line above */
 		if (rl_head)
 			sys(SYS_set_robust_list, (long)rl_head, (long)rl_len, 0, 0, 0);
+		/* Into its v1 cgroup by itself: a thread that moves itself
+		 * alone ("0" to tasks) is spared the kernel's lock over every
+		 * thread group on the machine, which moving a process from
+		 * outside takes (measured: 17 against 42 us a move). */
+		if (tasks >= 0 && sys(SYS_write, tasks, (long)"0", 1, 0, 0) == 1)
+			flags |= CMC_SNAP_IN_TASKS;
+		/* still on the origin's socket: the answer to its request */
+		reply(CMC_SNAP_FORKED, (int32_t)sys(SYS_getpid, 0, 0, 0, 0, 0), conn_fd, flags);
 		install(&m, fds);
 		return;
 	}
@@ -226,8 +234,7 @@ static void serve(void)
 		close(fds[i]);
 	if (pid < 0)
 		reply(CMC_SNAP_ERROR, errno, 0, 0);
-	else
-		reply(CMC_SNAP_FORKED, (int32_t)pid, conn_fd, flags);
+	/* else the child answers */
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
