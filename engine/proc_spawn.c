@@ -107,7 +107,9 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, boo
 		env[k++] = eng_xstrdup("CMC_EXIT_LIVE=1");
 	if (snap) {
 		env[k++] = fmt("%s=%d", CMC_ENV_SNAP_FD, CMC_SNAP_FD_DEFAULT);
-		env[k++] = fmt("%s=%d", CMC_ENV_SNAP_PARENT, (int)getpid());
+		/* fixed width: the environment, and so the stack below it, is
+		 * laid out the same whatever cmc's pid */
+		env[k++] = fmt("%s=%010d", CMC_ENV_SNAP_PARENT, (int)getpid());
 	}
 	/* Deterministic time, randomness and pid (preload/detenv.c) unless
 	 * the scenario says otherwise with an env line. */

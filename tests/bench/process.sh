@@ -57,6 +57,8 @@ FL=$top/$B/tests-helpers/forklimit
 flus=$(for i in 1 2 3; do "$FL" 1000; done | sort -n | head -n 1)
 limit=$(awk -v u="$flus" 'BEGIN { printf "%.0f", 1e6 / u }')
 echo "fork + round trip + kill + wait of a 1 MiB process: $flus us, i.e. $limit transitions/s"
+# What the process cap's cgroup costs a fork child (preload/snap.c).
+echo "moving a fork child into a v1 pids cgroup, from outside and by itself (us): $("$top/$B/tests-helpers/cgmove" 300)"
 tps() { # EXEC JOBS SCN -> transitions/s, the best of three runs
 	for i in 1 2 3; do
 		"$CMC" check --no-store --json --exec "$1" --jobs "$2" "$3" >"$T/f.json" 2>"$T/f.err"

@@ -8,3 +8,8 @@ EXTRA_ALL += $(B)/tests-helpers/threaded
 $(B)/tests-helpers/threaded: tests/fork/threaded.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -pthread -o $@ $<
+# The cost of moving a fork child into a v1 pids cgroup, both ways (h8).
+EXTRA_ALL += $(B)/tests-helpers/cgmove
+$(B)/tests-helpers/cgmove: tests/fork/cgmove.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
