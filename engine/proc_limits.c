@@ -334,6 +334,7 @@ static void kill_members(const char *dir, bool v2)
 /* kill_members() for a jail, through its open files. */
 static void jail_kill(struct proc_jail *j, int h)
 {
+	int fd = jfd(j, h, JF_PROCS);
 	if (h == V2) {
 		/* Ask first.  Writing cgroup.kill marks the cgroup for good
 		 * (Linux 6.x: its kill sequence moves on), and a child later
@@ -341,14 +342,12 @@ static void jail_kill(struct proc_jail *j, int h)
 		 * at birth (measured: every one); so only a jail with someone
 		 * left in it is killed that way, and it is not reused. */
 		char c;
-		int fd = jfd(j, h, JF_PROCS);
 		if (fd >= 0 && pread(fd, &c, 1, 0) == 0)
 			return;
 		j->killed = true;
 		if (jput(j, h, JF_KILL, "1") == 0)
 			return;
 	}
-	int fd = jfd(j, h, JF_PROCS);
 	if (fd >= 0)
 		kill_listed(fd);
 	else
@@ -529,12 +528,8 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 	if (!usable)
 		return NULL;
 	struct proc_jail *j = reuse(sc);
-	if (j) {
-		for (int h = 0; h < NHIER; h++)
-			j->in[h] = j->dir[h][0] != 0; /* the armed child enters them all */
-		armed = j;
-		return j;
-	}
+	if (j)
+		goto arm;
 	pthread_mutex_lock(&lock);
 	unsigned long id = next_id++;
 	pthread_mutex_unlock(&lock);
@@ -556,8 +551,9 @@ struct proc_jail *proc_jail_new(const struct proc_scenario *sc)
 		free(j);
 		return NULL;
 	}
+arm:
 	for (int h = 0; h < NHIER; h++)
-		j->in[h] = j->dir[h][0] != 0;
+		j->in[h] = j->dir[h][0] != 0; /* the armed child enters them all */
 	armed = j;
 	return j;
 }
