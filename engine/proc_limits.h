@@ -5,11 +5,12 @@
  *   rlimits  address space, file size and CPU time (scenario `limit as|
  *            fsize|cpu`), set in the child between fork and exec; a target
  *            killed by SIGXCPU or SIGXFSZ is reported as a `limit` fault.
- *   jail     when cmc may create cgroups (root, cgroup v2 and/or the v1 pids
- *            controller mounted), each target started by proc_target_start
- *            runs in a cgroup of its own: the v1 pids controller's pids.max
- *            caps its processes (`limit procs`; root ignores RLIMIT_NPROC),
- *            and killing the target kills every process in its cgroup (v2
+ *   jail     when cmc may create cgroups (root, the v1 pids controller or
+ *            cgroup v2 mounted), each target started by proc_target_start
+ *            runs in a cgroup of its own, on one hierarchy (v1 pids where
+ *            mounted, else v2): the v1 pids controller's pids.max caps its
+ *            processes (`limit procs`; root ignores RLIMIT_NPROC), and
+ *            killing the target kills every process in its cgroup (v2
  *            cgroup.kill, else a kill-until-empty loop over cgroup.procs), so
  *            children that left the process group (setsid, setpgid) or
  *            outlived the target go too.  Without cgroups: the process group

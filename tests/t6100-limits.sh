@@ -87,24 +87,35 @@ else
 	is "procs: none of the 7 (nor the target) is left" "$(alive)" 0
 fi
 
-# Containment on cgroup v2: a target runs in a cgroup of cmc's own
-# (cmc-PID/tN), a fork-snapshot child from its first instruction (started
-# there with CLONE_INTO_CGROUP, or moved).  proctarget answers `cgroup`
-# with its v2 path; state 3 is [inc, cg]: a child of a child of the root.
+# Containment: a target runs in a cgroup of cmc's own (cmc-PID/tN), a
+# fork-snapshot child from its first instruction (started there with
+# CLONE_INTO_CGROUP, or moving itself in before it runs the target's
+# code), on one hierarchy: the v1 pids controller where it is mounted
+# (cap and scope at once), else cgroup v2.  proctarget answers `cgroup`
+# with the hierarchy and path; state 3 is [inc, cg]: a child of a child
+# of the root.
+# CMC_CGROUP=v2 puts the jail on v2 where both are mounted: each one the
+# machine has is checked.
 PTG=$CMC_TOP/$B/tests-helpers/proctarget
-if [ "$(id -u)" != 0 ] || ! awk '$3 == "cgroup2" {f = 1} END {exit !f}' /proc/self/mounts ||
-	[ -n "${CMC_NO_CGROUP:-}" ]; then
-	skip "cgroup v2 jail" "needs root and a cgroup v2 mount"
+hiers=
+[ -n "$pids_mnt" ] && hiers=pids
+awk '$3 == "cgroup2" {f = 1} END {exit !f}' /proc/self/mounts && hiers="$hiers v2"
+if [ "$(id -u)" != 0 ] || [ -n "${CMC_NO_CGROUP:-}" ] || [ -z "$hiers" ]; then
+	skip "cgroup jail" "needs root and the v1 pids controller or a cgroup v2 mount"
 else
 	printf 'target %s\nop inc "inc\\n" once\nop cg "cgroup\\n" once\n' "$PTG" >cg.scn
-	for ex in fork replay; do
-		"$CMC" check --exec $ex --db cg-$ex.db cg.scn >/dev/null 2>cg-$ex.err
-		is "cgroup v2 jail ($ex): exit 0" "$?" 0
-		"$CMC" show --db cg-$ex.db 3 >cg-$ex.txt 2>&1
-		ok "cgroup v2 jail ($ex): the target after [inc, cg] ran in cmc's jail" \
-			grep -q 'reply  *"CG /\(.*/\)\{0,1\}cmc-[0-9]*/t[0-9]*\\n"' cg-$ex.txt
+	for hier in $hiers; do
+		pref=
+		[ $hier = v2 ] && pref=v2
+		for ex in fork replay; do
+			CMC_CGROUP=$pref "$CMC" check --exec $ex --db cg-$hier-$ex.db cg.scn >/dev/null 2>cg-$ex.err
+			is "cgroup jail on $hier ($ex): exit 0" "$?" 0
+			"$CMC" show --db cg-$hier-$ex.db 3 >cg-$ex.txt 2>&1
+			ok "cgroup jail on $hier ($ex): the target after [inc, cg] ran in cmc's jail there" \
+				grep -q "reply  *\"CG $hier /\\(.*/\\)\\{0,1\\}cmc-[0-9]*/t[0-9]*\\\\n\"" cg-$ex.txt
+		done
+		ok "cgroup jail on $hier (fork): served by fork snapshots" sh -c '! grep -q unavailable cg-fork.err'
 	done
-	ok "cgroup v2 jail (fork): served by fork snapshots" sh -c '! grep -q unavailable cg-fork.err'
 fi
 
 # The scenario keys: bad values are input errors naming file:line.

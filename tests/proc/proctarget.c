@@ -15,7 +15,7 @@
  *   flood      writes 4 MiB of output
  *   exit N     exits with status N
  *   alloc N    malloc(N) and touch it    -> OK
- *   cgroup     its cgroup v2 path            -> CG /path (or CG none)
+ *   cgroup     its jail's cgroup path        -> CG v2|pids /path (or CG none)
  *   anything else                        -> ERR
  *
  * Arguments: --exit-at-start N (exit before reading anything),
@@ -89,12 +89,21 @@ static void command(const char *line)
 	} else if (!strncmp(line, "exit ", 5)) {
 		exit(atoi(line + 5));
 	} else if (!strcmp(line, "cgroup")) {
+		/* the jail's: a path of cmc's (".../cmc-PID/tN") on the v1
+		 * pids hierarchy or on v2, whichever has one */
 		char buf[512] = "CG none\n";
 		FILE *f = fopen("/proc/self/cgroup", "re");
 		char l[400];
-		while (f && fgets(l, sizeof l, f))
-			if (!strncmp(l, "0::", 3))
-				snprintf(buf, sizeof buf, "CG %s", l + 3);
+		while (f && fgets(l, sizeof l, f)) {
+			char *path = strchr(l, ':') ? strchr(strchr(l, ':') + 1, ':') : NULL;
+			if (!path || !strstr(path, "/cmc-"))
+				continue;
+			*path++ = 0;
+			bool v2 = !strcmp(l, "0:");
+			bool pids = strstr(l, ":pids") && (strstr(l, ":pids")[5] == 0 || strstr(l, ":pids")[5] == ',');
+			if (v2 || pids)
+				snprintf(buf, sizeof buf, "CG %s %s", v2 ? "v2" : "pids", path);
+		}
 		if (f)
 			fclose(f);
 		say(buf);
