@@ -21,6 +21,14 @@
  * Invariants: every id < count has exactly one slot whose id part is id + 1;
  * count <= 0.75 * cap after every put; records never move; parents of ids
  * below pbuf_start are in the file, the rest in pbuf.
+ *
+ * One writer, readers alongside (fpset_get(), the prefetches: parallel.c's
+ * workers look successors up while one thread admits): a slot is stored
+ * (release) only after its record, and loaded (acquire) before it, and the
+ * chunk table is allocated whole at the start, so it never moves.  The one
+ * thing a reader cannot survive is grow_index(), which replaces the index:
+ * fpset_will_grow() says when the next put may, so that the writer first
+ * waits for its readers.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -127,12 +135,17 @@ fpset *fpset_new(size_t mem_limit)
 	s->mem_limit = mem_limit;
 	s->cap = 1024;
 	s->slot = index_new(s->cap);
-	if (!s->slot) {
+	/* every chunk the id space can need: 16 KiB, and it never moves */
+	s->chunks_cap = (FPSET_MAX_STATES >> CHUNK_BITS) + 1;
+	s->chunks = calloc(s->chunks_cap, sizeof *s->chunks);
+	if (!s->slot || !s->chunks) {
+		free(s->slot);
+		free(s->chunks);
 		free(s);
 		return NULL;
 	}
 	s->grow_at = (uint64_t)(s->cap * MAX_LOAD);
-	s->bytes = index_bytes(s->cap) + sizeof *s;
+	s->bytes = index_bytes(s->cap) + sizeof *s + s->chunks_cap * sizeof *s->chunks;
 	s->pfd = getenv("CMC_PARENTS_IN_MEMORY") ? -1 : open_parent_file();
 	return s;
 }
@@ -201,14 +214,8 @@ static bool add_chunk(fpset *s)
 	size_t need = sizeof(struct chunk) + (s->pfd < 0 ? CHUNK * sizeof(uint32_t) : 0);
 	if (over_limit(s, need))
 		return false;
-	if (s->nchunks == s->chunks_cap) {
-		size_t ncap = s->chunks_cap ? 2 * s->chunks_cap : 16;
-		struct chunk **nc = realloc(s->chunks, ncap * sizeof *nc);
-		if (!nc)
-			return false;
-		s->chunks = nc;
-		s->chunks_cap = ncap;
-	}
+	if (s->nchunks == s->chunks_cap)
+		return false; /* (the id space ends first) */
 	struct chunk *c = malloc(sizeof *c);
 	if (!c)
 		return false;
@@ -228,7 +235,7 @@ static uint64_t probe(const fpset *s, eng_fp fp, bool *found)
 	uint32_t tag = tag_of(fp);
 	uint64_t p = pos_of(fp, s->cap);
 	for (;;) {
-		uint32_t v = s->slot[p];
+		uint32_t v = __atomic_load_n(&s->slot[p], __ATOMIC_ACQUIRE);
 		if (!v) {
 			*found = false;
 			return p;
@@ -251,7 +258,7 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 	uint64_t p = probe(s, fp, &found);
 	if (found) {
 		*fresh = false;
-		return (s->slot[p] & ID_MASK) - 1;
+		return (__atomic_load_n(&s->slot[p], __ATOMIC_RELAXED) & ID_MASK) - 1;
 	}
 	*fresh = true;
 	if (s->count >= FPSET_MAX_STATES)
@@ -275,7 +282,7 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 		s->pbuf[id - s->pbuf_start] = parent;
 	else
 		c->parent[id & (CHUNK - 1)] = parent;
-	s->slot[p] = tag_of(fp) | (id + 1);
+	__atomic_store_n(&s->slot[p], tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
 	return id;
 }
 
@@ -283,7 +290,7 @@ uint32_t fpset_get(const fpset *s, eng_fp fp)
 {
 	bool found;
 	uint64_t p = probe(s, fp, &found);
-	return found ? (s->slot[p] & ID_MASK) - 1 : ENG_NO_STATE;
+	return found ? (__atomic_load_n(&s->slot[p], __ATOMIC_RELAXED) & ID_MASK) - 1 : ENG_NO_STATE;
 }
 
 eng_fp fpset_fp(const fpset *s, uint32_t id)
@@ -315,9 +322,14 @@ void fpset_prefetch_slot(const fpset *s, eng_fp fp)
 	__builtin_prefetch(&s->slot[pos_of(fp, s->cap)]);
 }
 
+bool fpset_will_grow(const fpset *s)
+{
+	return s->count + 1 > s->grow_at;
+}
+
 void fpset_prefetch_record(const fpset *s, eng_fp fp)
 {
-	uint32_t v = s->slot[pos_of(fp, s->cap)];
+	uint32_t v = __atomic_load_n(&s->slot[pos_of(fp, s->cap)], __ATOMIC_ACQUIRE);
 	if (v && (v & ~ID_MASK) == tag_of(fp)) {
 		uint32_t id = (v & ID_MASK) - 1;
 		__builtin_prefetch(&s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)]);

@@ -21,6 +21,9 @@ void fpset_free(fpset *s);
  */
 uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh);
 uint32_t fpset_get(const fpset *s, eng_fp fp);
+/* The next fpset_put() of a new state may rebuild the index: no reader may
+ * run alongside it (fpset.c: one writer, readers alongside). */
+bool fpset_will_grow(const fpset *s);
 /* Hints for a batch of lookups: start loading fp's index slot (stage 1),
  * then the record its slot points at (stage 2, after stage 1 has landed). */
 void fpset_prefetch_slot(const fpset *s, eng_fp fp);

@@ -13,13 +13,28 @@
  * violation.  Only successors not found in the parallel phase are looked up
  * again (an earlier successor of the same chunk may have added them).
  *
+ * Pipelined: while one thread admits a chunk, the others already expand
+ * the next one (the states after it in the queue: which states a chunk
+ * holds never depends on the admission before it, as the queue is FIFO).
+ * The admitting thread joins that expansion when it is done.  So the
+ * admission, which is serial, no longer leaves every other core idle.
+ * During the overlap the workers read the visited set while the admitting
+ * thread adds to it: fpset.c publishes each slot after its record, and
+ * never moves records or the chunk table; only a rebuild of its index
+ * would pull the ground from under a reader, so before an insert that
+ * would grow the index the admitting thread first waits for the workers
+ * (sync_ahead()).  A lookup that misses a state added meanwhile only
+ * leaves it to the admission to find, as for any duplicate within a chunk.
+ *
  * The chunk grows while its expansions are quick (models) and stays small
  * while they are slow (processes), so a stop request is answered promptly.
  * A chunk whose admission stopped early (a violation) keeps its remaining
- * slots for the next run() call, so continuing never loses a state.
+ * slots, and the next chunk its expanded ones, for the next run() call, so
+ * continuing never loses a state.
  *
- * Invariant: between steps, slots [admit_next, nslots) of the current chunk
- * are expanded and not yet admitted; they precede everything in the queue.
+ * Invariant: between steps no worker runs; slots [admit_next, n) of
+ * set[cur] and, when have_next, all of set[cur ^ 1] are expanded and not
+ * yet admitted, in that order; they precede everything in the queue.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -86,15 +101,25 @@ struct wbuf {
 	size_t len, cap;
 };
 
+/* A chunk: the states taken from the queue, and their successors. */
+struct cset {
+	struct slot *slots;
+	size_t n, cap;
+	atomic_size_t next;     /* the first slot no thread has taken yet */
+};
+
 struct eng_pool {
 	eng_search *s;
 	unsigned n;             /* threads, this one included */
 	pthread_t *th;
 	eng_frontend **fe;      /* per thread; fe[0] is the search's */
 	pthread_barrier_t go, done;
-	struct slot *slots;
-	size_t nslots, slots_cap, admit_next, chunk;
-	atomic_size_t next;
+	struct cset set[2];
+	unsigned cur;           /* set[cur] is being admitted, from admit_next */
+	size_t admit_next, chunk;
+	bool have_next;         /* set[cur ^ 1] is expanded, after set[cur] */
+	bool ahead;             /* the workers are expanding set[cur ^ 1] now */
+	struct cset *work;      /* the chunk a go..done round expands */
 	bool quit;
 	bool drop_dups;         /* no listener wants transitions */
 	struct wbuf *scratch;   /* per thread */
@@ -199,7 +224,7 @@ static void lookup(struct eng_pool *p, struct wbuf *w, size_t a, size_t b)
 	const fpset *set = p->s->set;
 	for (int pass = 0; pass < 3; pass++)
 		for (size_t i = a; i < b; i++) {
-			struct slot *sl = &p->slots[i];
+			struct slot *sl = &p->work->slots[i];
 			for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len;) {
 				struct xrec *r = (struct xrec *)(w->buf + off);
 				if (r->has_state) {
@@ -251,23 +276,24 @@ static void compact(struct eng_pool *p, struct wbuf *w, struct slot *sl)
 static void expand_slots(struct eng_pool *p, unsigned w)
 {
 	struct wbuf *scr = &p->scratch[w];
+	struct cset *cs = p->work;
 	for (;;) {
 		/* Guided: a share of what is left, so the chunk's last slots
 		 * are spread over the workers (a process state takes
 		 * milliseconds to expand: eight of them in one grab left the
 		 * other workers idle at the chunk's end). */
-		size_t seen = atomic_load(&p->next), g = GRAB;
-		if (seen < p->nslots && (p->nslots - seen) / (2 * p->n) < g)
-			g = (p->nslots - seen) / (2 * p->n);
+		size_t seen = atomic_load(&cs->next), g = GRAB;
+		if (seen < cs->n && (cs->n - seen) / (2 * p->n) < g)
+			g = (cs->n - seen) / (2 * p->n);
 		if (g < 1)
 			g = 1;
-		size_t a = atomic_fetch_add(&p->next, g);
-		if (a >= p->nslots)
+		size_t a = atomic_fetch_add(&cs->next, g);
+		if (a >= cs->n)
 			return;
-		size_t b = a + g < p->nslots ? a + g : p->nslots;
+		size_t b = a + g < cs->n ? a + g : cs->n;
 		scr->len = 0;
 		for (size_t i = a; i < b; i++) {
-			struct slot *sl = &p->slots[i];
+			struct slot *sl = &cs->slots[i];
 			struct xctx c = {p, scr, p->labels[w], sl->depth + 1};
 			sl->scr_off = scr->len;
 			sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
@@ -275,7 +301,7 @@ static void expand_slots(struct eng_pool *p, unsigned w)
 		}
 		lookup(p, scr, a, b);
 		for (size_t i = a; i < b; i++)
-			compact(p, scr, &p->slots[i]);
+			compact(p, scr, &cs->slots[i]);
 	}
 }
 
@@ -356,11 +382,13 @@ void eng__pool_free(eng_search *s)
 	for (unsigned w = 1; w < p->n; w++)
 		if (p->fe[w] != s->fe)
 			p->fe[w]->ops->destroy(p->fe[w]);
-	for (size_t i = 0; i < p->slots_cap; i++) {
-		free(p->slots[i].in);
-		free(p->slots[i].buf);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < p->set[k].cap; i++) {
+			free(p->set[k].slots[i].in);
+			free(p->set[k].slots[i].buf);
+		}
+		free(p->set[k].slots);
 	}
-	free(p->slots);
 	for (unsigned w = 0; w < p->n; w++)
 		free(p->scratch[w].buf);
 	free(p->scratch);
@@ -375,7 +403,8 @@ void eng__pool_free(eng_search *s)
 
 bool eng__pool_pending(const eng_search *s)
 {
-	return s->pool && s->pool->admit_next < s->pool->nslots;
+	const struct eng_pool *p = s->pool;
+	return p && (p->admit_next < p->set[p->cur].n || p->have_next);
 }
 
 static const char *str_at(const unsigned char **q, uint32_t len)
@@ -401,6 +430,8 @@ static void count_dups(eng_search *s, uint32_t n)
 	s->st.generated += n;
 	s->st.transitions += n;
 }
+
+static void sync_ahead(struct eng_pool *p);
 
 /* Admit a slot's successors in order; false when the search must stop. */
 static bool admit_slot(eng_search *s, struct slot *sl)
@@ -456,6 +487,8 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		bool wanted = true;
 		if (r.has_state && r.pre == NONE32 && s->fe->ops->forget)
 			x.wanted = &wanted;
+		if (r.has_state && r.pre == NONE32 && s->pool->ahead && fpset_will_grow(s->set))
+			sync_ahead(s->pool);
 		go = eng__admit(s, &x, sl->id, sl->depth + 1, r.pre);
 		if (!wanted)
 			s->fe->ops->forget(s->fe, x.state, x.state_len);
@@ -472,49 +505,88 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 	return !s->stop && !s->failed;
 }
 
-void eng__pool_step(eng_search *s)
+/* Take up to `want` states from the queue into cs. */
+static void fill(eng_search *s, struct cset *cs, size_t want)
+{
+	if (want > cs->cap) {
+		cs->slots = eng_xrealloc(cs->slots, want * sizeof *cs->slots);
+		memset(cs->slots + cs->cap, 0, (want - cs->cap) * sizeof *cs->slots);
+		cs->cap = want;
+	}
+	size_t n = 0;
+	eng_qentry e;
+	while (n < want && eng_queue_pop(s->q, &e)) {
+		struct slot *sl = &cs->slots[n++];
+		sl->id = e.id;
+		sl->depth = e.depth;
+		if (e.len > sl->in_cap) {
+			sl->in = eng_xrealloc(sl->in, e.len);
+			sl->in_cap = e.len;
+		}
+		if (e.len)
+			memcpy(sl->in, e.state, e.len);
+		sl->in_len = e.len;
+	}
+	cs->n = n;
+	atomic_store(&cs->next, 0);
+}
+
+/* The chunk grows while a round is quick and shrinks while it is slow. */
+static void adapt(struct eng_pool *p, double dt)
+{
+	if (dt < 0.02 && p->chunk < CHUNK_MAX)
+		p->chunk *= 2;
+	else if (dt > 0.2 && p->chunk > CHUNK_MIN * p->n)
+		p->chunk /= 2;
+}
+
+/* The expansion running ahead, finished with this thread's help. */
+static void sync_ahead(struct eng_pool *p)
+{
+	if (!p->ahead)
+		return;
+	expand_slots(p, 0);
+	pthread_barrier_wait(&p->done);
+	p->ahead = false;
+	p->have_next = true;
+}
+
+void eng__pool_step(eng_search *s, bool overlap)
 {
 	struct eng_pool *p = s->pool;
-	if (p->admit_next >= p->nslots) { /* take and expand a new chunk */
-		size_t want = p->chunk;
-		if (want > p->slots_cap) {
-			p->slots = eng_xrealloc(p->slots, want * sizeof *p->slots);
-			memset(p->slots + p->slots_cap, 0, (want - p->slots_cap) * sizeof *p->slots);
-			p->slots_cap = want;
-		}
-		size_t n = 0;
-		eng_qentry e;
-		while (n < want && eng_queue_pop(s->q, &e)) {
-			struct slot *sl = &p->slots[n++];
-			sl->id = e.id;
-			sl->depth = e.depth;
-			if (e.len > sl->in_cap) {
-				sl->in = eng_xrealloc(sl->in, e.len);
-				sl->in_cap = e.len;
-			}
-			if (e.len)
-				memcpy(sl->in, e.state, e.len);
-			sl->in_len = e.len;
-		}
-		p->nslots = n;
+	if (p->admit_next >= p->set[p->cur].n) {
 		p->admit_next = 0;
-		atomic_store(&p->next, 0);
-		double t0 = eng_now();
-		pthread_barrier_wait(&p->go);
-		expand_slots(p, 0);
-		pthread_barrier_wait(&p->done);
-		double dt = eng_now() - t0;
-		if (dt < 0.02 && p->chunk < CHUNK_MAX)
-			p->chunk *= 2;
-		else if (dt > 0.2 && p->chunk > CHUNK_MIN * p->n)
-			p->chunk /= 2;
+		if (p->have_next) { /* expanded during the last admission */
+			p->cur ^= 1;
+			p->have_next = false;
+		} else { /* take and expand a new chunk */
+			struct cset *cs = &p->set[p->cur];
+			fill(s, cs, p->chunk);
+			p->work = cs;
+			double t0 = eng_now();
+			pthread_barrier_wait(&p->go);
+			expand_slots(p, 0);
+			pthread_barrier_wait(&p->done);
+			adapt(p, eng_now() - t0);
+		}
 	}
-	while (p->admit_next < p->nslots) {
+	struct cset *cs = &p->set[p->cur];
+	double t0 = eng_now();
+	if (overlap && !p->have_next) { /* the next chunk, meanwhile */
+		struct cset *nx = &p->set[p->cur ^ 1];
+		fill(s, nx, p->chunk);
+		if (nx->n) {
+			p->work = nx;
+			pthread_barrier_wait(&p->go);
+			p->ahead = true;
+		}
+	}
+	while (p->admit_next < cs->n) {
 		/* successors still unknown will be inserted: start loading
 		 * where they go, a few slots ahead */
 		size_t ahead = p->admit_next + GRAB;
-		if (ahead < p->nslots) {
-			struct slot *sl = &p->slots[ahead];
+		if (ahead < cs->n) {
+			struct slot *sl = &cs->slots[ahead];
 			for (size_t off = 0; off < sl->len;) {
 				struct xrec *r = (struct xrec *)(sl->buf + off);
 				if (r->has_state && r->pre == NONE32)
@@ -522,8 +594,12 @@ void eng__pool_step(eng_search *s)
 				off += r->size;
 			}
 		}
-		struct slot *sl = &p->slots[p->admit_next++];
+		struct slot *sl = &cs->slots[p->admit_next++];
 		if (!admit_slot(s, sl))
 			break;
+	}
+	if (p->ahead) {
+		sync_ahead(p);
+		adapt(p, eng_now() - t0);
 	}
 }

@@ -487,7 +487,7 @@ static void run_one(eng_search *s, double until)
 static void run_pool(eng_search *s, double until)
 {
 	while (!s->stop && (eng__pool_pending(s) || eng_queue_len(s->q))) {
-		eng__pool_step(s);
+		eng__pool_step(s, !until || eng_now() < until);
 		uint64_t f = eng_queue_len(s->q);
 		if (f > s->st.frontier_max)
 			s->st.frontier_max = f;

@@ -100,7 +100,9 @@ void eng__tick(eng_search *s);
  * every successor in frontier order.  0, or -1 when the frontend cannot be
  * cloned (the caller then runs one state at a time). */
 int eng__pool_start(eng_search *s);
-void eng__pool_step(eng_search *s);
+/* overlap: expand the next chunk while this one is admitted (false when
+ * the caller is about to hand over to the one-thread search). */
+void eng__pool_step(eng_search *s, bool overlap);
 bool eng__pool_pending(const eng_search *s);
 void eng__pool_free(eng_search *s);
 
