@@ -254,7 +254,22 @@ static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms)
  * channels, carries s's history (canonical record, load base).  NULL with
  * f->x.err on failure.
  */
-static struct proc_target *fork_child(struct forkx *f, struct snap *s)
+/* As much of op's input as the new channel takes now, before the child
+ * exists: its interrupted read, restarted, then returns at once instead
+ * of sleeping until cmc sends (a wake-up and a switch fewer per
+ * transition).  The rest, if any, is sent by proc_target_step(). */
+static size_t presend(int fd, bool tcp, const struct proc_op *op)
+{
+	if (!op || op->eof || op->timeout || !op->len)
+		return 0;
+	ssize_t r = tcp ? send(fd, op->bytes, op->len, MSG_DONTWAIT | MSG_NOSIGNAL)
+			: write(fd, op->bytes, op->len);
+	return r > 0 ? (size_t)r : 0;
+}
+
+/* A child of snapshot s on fresh channels, with `first`'s input (an
+ * operation, or NULL) already on its way. */
+static struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct proc_op *first)
 {
 	const struct proc_scenario *sc = f->x.sc;
 	struct proc_target *p = s->t;
@@ -272,7 +287,9 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 			eng_die("pipe: %s", strerror(errno));
 		in_mine = in[1];
 		in_theirs = in[0];
+		proc_set_nonblock(in_mine);
 	}
+	size_t sent = presend(in_mine, p->transport == PROC_TCP, first);
 	if (make_pipe(out) < 0 || make_pipe(canon) < 0 || make_pipe(ctl) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("pipe: %s", strerror(errno));
@@ -379,8 +396,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s)
 		t->port = f->lport;
 		t->client_port = cport;
 	}
-	if (t->transport != PROC_TCP)
-		proc_set_nonblock(t->in_fd);
+	t->present = sent;
 	t->mem_fd = proc_open_pid(t->pid, "mem");
 	t->sys_fd = proc_open_pid(t->pid, "syscall");
 	t->stat_fd = proc_open_pid(t->pid, "stat");
@@ -645,7 +661,7 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
 {
 	struct proc_exec *x = &f->x;
 	const struct proc_scenario *sc = x->sc;
-	struct proc_target *t = fork_child(f, s);
+	struct proc_target *t = fork_child(f, s, s->n < n ? &sc->ops[trace[s->n]] : NULL);
 	if (!t)
 		return NULL;
 	struct snap *r = snap_new(f, t, s, -1);
@@ -902,7 +918,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		snprintf(x->err, sizeof x->err, "fork executor: apply without reach");
 		return -1;
 	}
-	struct proc_target *t = fork_child(f, f->origin);
+	struct proc_target *t = fork_child(f, f->origin, &sc->ops[op]);
 	if (!t && f->origin != f->root && !proc_interrupted && proc_target_reap(f->origin->t)) {
 		/* the origin is gone (see find_origin): make it again */
 		struct snap *o = f->origin;
@@ -922,7 +938,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		free(tr);
 		if (rc < 0)
 			return -1;
-		t = fork_child(f, f->origin);
+		t = fork_child(f, f->origin, &sc->ops[op]);
 	}
 	if (!t && !proc_interrupted)
 		return fork_unavailable(f, op, obs);

@@ -448,8 +448,9 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 				unsigned timeout_ms, double *elapsed_s)
 {
 	double t0 = eng_now(), deadline = t0 + timeout_ms / 1000.0;
-	size_t sent = 0;
+	size_t sent = t->present < len ? t->present : len;
 	enum proc_wait w;
+	t->present = 0;
 	t->reply.len = 0;
 	t->flood = false;
 	t->ctl.sticky_seen = false;

@@ -92,6 +92,9 @@ struct proc_target {
 	enum proc_transport transport;
 	const struct proc_scenario *sc;
 	int snap_fd;            /* fork executor: cmc's end of the snapshot socket, or -1 */
+	size_t present;         /* bytes of the next operation already in the input
+	                           channel (written before the child existed):
+	                           proc_target_step() sends only the rest */
 	struct proc_jail *jail; /* proc_limits.h; NULL: no cgroup of its own (owned) */
 };
 
