@@ -59,6 +59,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cmc_region.h"
@@ -384,6 +385,12 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	t->jail = jail;
 	proc_jail_enter(jail, sc, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
 			(rep.flags & CMC_SNAP_IN_TASKS) != 0);
+	if ((cgroup >= 0 && !(rep.flags & CMC_SNAP_IN_CGROUP)) ||
+	    (tasks >= 0 && !(rep.flags & CMC_SNAP_IN_TASKS))) {
+		/* it waits, its input maybe there already, until it is in */
+		struct cmc_snap_msg go = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_GO};
+		send(sp[0], &go, sizeof go, MSG_NOSIGNAL);
+	}
 	t->in_fd = in_mine;
 	t->out_fd = out[0];
 	t->snap_fd = sp[0];
@@ -400,7 +407,14 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	t->mem_fd = proc_open_pid(t->pid, "mem");
 	t->sys_fd = proc_open_pid(t->pid, "syscall");
 	t->stat_fd = proc_open_pid(t->pid, "stat");
-	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0 || (rep.b < 0 && t->transport == PROC_TCP)) {
+	/* With its input there before it ran, the child may have done the
+	 * operation, and ended, before these opens: then they may fail, and
+	 * nothing needs them (the step sees it gone and reaps it). */
+	siginfo_t si = {0};
+	bool ended = (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0) &&
+		     waitid(P_PID, t->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == t->pid;
+	if ((!ended && (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0)) ||
+	    (rep.b < 0 && t->transport == PROC_TCP)) {
 		if (!(t->transport == PROC_TCP && rep.b < 0))
 			snprintf(f->x.err, sizeof f->x.err, "fork executor: cannot open /proc/%d: %s", (int)t->pid,
 				 strerror(errno));
@@ -537,6 +551,13 @@ static void mirror(struct forkx *f)
 
 static void fall_back(struct forkx *f, const char *why)
 {
+	/* from now on x.replies is the replay executor's (mirror()) */
+	for (size_t i = 0; i < f->x.replies_cap; i++)
+		proc_buf_free(&f->x.replies[i]);
+	free(f->x.replies);
+	f->x.replies = NULL;
+	f->x.replies_cap = 0;
+	f->x.nreplies = 0;
 	if (!__atomic_exchange_n(&f->pl->said_fallback, true, __ATOMIC_RELAXED))
 		fprintf(stderr, "cmc: %s: fork snapshots unavailable (%s): using the replay executor\n",
 			f->x.sc->path, why);

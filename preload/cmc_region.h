@@ -306,6 +306,11 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          CMC_SNAP_IN_TASKS when it moved itself into the v1 one (what it
  *          is not in, cmc moves it into).  The child answers, not the
  *          snapshot: only it knows where it got.
+ *   GO     cmc -> child, on the child's own new socket, only when it was
+ *          sent a cgroup it did not get into: cmc has moved it there.  The
+ *          child waits for it before it returns into the target's call:
+ *          its first operation's input may be in its channel already, and
+ *          the operation must run inside the jail.
  *   ERROR  target -> cmc: a = errno of what failed (no child then).
  * The parent, the snapshot, keeps its own descriptors and goes back to
  * sleep in the call it was interrupted in.
@@ -315,6 +320,7 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_FORK 2u
 #define CMC_SNAP_FORKED 3u
 #define CMC_SNAP_ERROR 4u
+#define CMC_SNAP_GO 5u
 #define CMC_SNAP_MAXFDS 8
 #define CMC_SNAP_TO_CONN (-2)
 #define CMC_SNAP_TO_CGROUP (-3)

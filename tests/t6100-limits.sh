@@ -85,6 +85,17 @@ else
 	"$CMC" show --db p.db 3 >show.txt 2>&1
 	ok "procs: the target could fork 7 children (8 minus itself)" grep -q 'reply .*"OK forked 7\\n"' show.txt
 	is "procs: none of the 7 (nor the target) is left" "$(alive)" 0
+	# A fork child that cannot get into its jail by itself (the preload's
+	# test switch) waits until cmc has moved it, though its operation's
+	# input is in its channel already: the cap counts the same 7.
+	scn procs-m forkbomb "limit procs 8" "env CMC_SNAP_NO_SELF_MOVE=1"
+	rm -f hostile.pids
+	timeout 60 "$CMC" check --exec fork --json --db pm.db procs-m.scn >procs-m.json 2>procs-m.err
+	is "procs, moved from outside: exit 1" "$?" 1
+	ok "procs, moved from outside: served by fork snapshots" sh -c '! grep -q unavailable procs-m.err'
+	"$CMC" show --db pm.db 3 >show-m.txt 2>&1
+	ok "procs, moved from outside: 7 children again" grep -q 'reply .*"OK forked 7\\n"' show-m.txt
+	is "procs, moved from outside: none left" "$(alive)" 0
 fi
 
 # Containment: a target runs in a cgroup of cmc's own (cmc-PID/tN), a
