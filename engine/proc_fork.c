@@ -407,6 +407,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	t->mem_fd = proc_open_pid(t->pid, "mem");
 	t->sys_fd = proc_open_pid(t->pid, "syscall");
 	t->stat_fd = proc_open_pid(t->pid, "stat");
+	int open_errno = errno;
 	/* With its input there before it ran, the child may have done the
 	 * operation, and ended, before these opens: then they may fail, and
 	 * nothing needs them (the step sees it gone and reaps it). */
@@ -417,7 +418,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	    (rep.b < 0 && t->transport == PROC_TCP)) {
 		if (!(t->transport == PROC_TCP && rep.b < 0))
 			snprintf(f->x.err, sizeof f->x.err, "fork executor: cannot open /proc/%d: %s", (int)t->pid,
-				 strerror(errno));
+				 strerror(open_errno));
 		kill_target(t);
 		return NULL;
 	}
