@@ -250,11 +250,6 @@ static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms)
 	}
 }
 
-/*
- * Ask snapshot s to fork; the child, a fresh proc_target on fresh
- * channels, carries s's history (canonical record, load base).  NULL with
- * f->x.err on failure.
- */
 /* As much of op's input as the new channel takes now, before the child
  * exists: its interrupted read, restarted, then returns at once instead
  * of sleeping until cmc sends (a wake-up and a switch fewer per
@@ -268,8 +263,12 @@ static size_t presend(int fd, bool tcp, const struct proc_op *op)
 	return r > 0 ? (size_t)r : 0;
 }
 
-/* A child of snapshot s on fresh channels, with `first`'s input (an
- * operation, or NULL) already on its way. */
+/*
+ * Ask snapshot s to fork; the child, a fresh proc_target on fresh
+ * channels, carries s's history (canonical record, load base), and
+ * `first`'s input (an operation, or NULL) is already on its way to it
+ * (presend()).  NULL with f->x.err on failure.
+ */
 static struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct proc_op *first)
 {
 	const struct proc_scenario *sc = f->x.sc;
@@ -383,10 +382,9 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;
-	proc_jail_enter(jail, sc, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
+	proc_jail_enter(jail, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
 			(rep.flags & CMC_SNAP_IN_TASKS) != 0);
-	if ((cgroup >= 0 && !(rep.flags & CMC_SNAP_IN_CGROUP)) ||
-	    (tasks >= 0 && !(rep.flags & CMC_SNAP_IN_TASKS))) {
+	if (cmc_snap_needs_go(cgroup >= 0, tasks >= 0, rep.flags)) {
 		/* it waits, its input maybe there already, until it is in */
 		struct cmc_snap_msg go = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_GO};
 		send(sp[0], &go, sizeof go, MSG_NOSIGNAL);

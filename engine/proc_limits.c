@@ -47,11 +47,11 @@ static const char *const jf_name[NHIER][JF_N] = {
 	[V1PIDS] = {"cgroup.procs", NULL, "pids.current", "pids.events", NULL, "tasks"},
 };
 
-/* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h;
- * fd[h][k] is -1 or an open fd on dir[h]/jf_name[h][k]; in[h] implies
- * dir[h][0]: its process was put in that cgroup, so what is left there
- * when the jail is freed is its own to kill (a fork child started in the
- * v2 cgroup and not moved on v1 is still a member of its origin's v1
+/* Invariant: dir[h][0] != 0 iff the jail has a cgroup on hierarchy h, on
+ * one hierarchy at most (probe()); fd[h][k] is -1 or an open fd on
+ * dir[h]/jf_name[h][k]; in[h] implies dir[h][0]: its process was put in
+ * that cgroup, so what is left there when the jail is freed is its own to
+ * kill (a fork child that never got in is still a member of its origin's
  * cgroup, which must not kill it). */
 struct proc_jail {
 	char dir[NHIER][512];
@@ -588,15 +588,14 @@ struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup, i
 	}
 	/* v1: the child moves itself in (cheaper, preload/snap.c), where it
 	 * must be in (proc_jail_enter()) */
-	if (j->dir[V1PIDS][0] && (sc->limit_procs || *cgroup < 0)) {
+	if (j->dir[V1PIDS][0]) {
 		*tasks = jfd(j, V1PIDS, JF_TASKS);
 		j->in[V1PIDS] = *tasks >= 0; /* (as for v2 above) */
 	}
 	return j;
 }
 
-void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2,
-		     bool moved_v1)
+void proc_jail_enter(struct proc_jail *j, pid_t pid, bool born_v2, bool moved_v1)
 {
 	if (!j)
 		return;
@@ -609,10 +608,6 @@ void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t 
 			j->in[h] = true;
 			continue;
 		}
-		/* The v1 pids cgroup only counts processes: with its kill scope
-		 * in v2 and no cap asked for, the move would be for nothing. */
-		if (h == V1PIDS && born_v2 && !sc->limit_procs)
-			continue;
 		if (jput(j, h, JF_PROCS, s) == 0) {
 			j->in[h] = true;
 			continue;

@@ -50,8 +50,7 @@ struct proc_jail *proc_jail_ready(const struct proc_scenario *sc, int *cgroup, i
 /* Put pid, just forked for j, in it: born_v2 when it started in the v2
  * cgroup, moved_v1 when it moved itself into the v1 one; it is moved into
  * the others it must be in.  NULL j is fine. */
-void proc_jail_enter(struct proc_jail *j, const struct proc_scenario *sc, pid_t pid, bool born_v2,
-		     bool moved_v1);
+void proc_jail_enter(struct proc_jail *j, pid_t pid, bool born_v2, bool moved_v1);
 /* Kill every process left in the jail, remove it, free it.  NULL is fine. */
 void proc_jail_free(struct proc_jail *j);
 /* After an operation: a process-cap breach since the jail was made becomes

@@ -20,6 +20,7 @@
 #define CMC_REGION_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 /* ---- 1. Environment ---------------------------------------------------- */
 
@@ -337,5 +338,13 @@ struct cmc_snap_msg {
 	int32_t to[CMC_SNAP_MAXFDS];
 	uint32_t flags;       /* FORKED: CMC_SNAP_IN_CGROUP */
 };
+
+/* Does a child wait for GO: it was sent a v2 cgroup (sent_cgroup) or a v1
+ * `tasks` file (sent_tasks) and its FORKED flags say it did not get in.
+ * Both ends decide by this one test, or one would wait for nothing. */
+static inline bool cmc_snap_needs_go(bool sent_cgroup, bool sent_tasks, uint32_t flags)
+{
+	return (sent_cgroup && !(flags & CMC_SNAP_IN_CGROUP)) || (sent_tasks && !(flags & CMC_SNAP_IN_TASKS));
+}
 
 #endif

@@ -235,7 +235,7 @@ static void serve(void)
 		/* Not in a cgroup it was sent: wait until cmc has moved it
 		 * (GO, on the new socket installed above), for its input may
 		 * be there already. */
-		if ((cgroup >= 0 && !(flags & CMC_SNAP_IN_CGROUP)) || (tasks >= 0 && !(flags & CMC_SNAP_IN_TASKS))) {
+		if (cmc_snap_needs_go(cgroup >= 0, tasks >= 0, flags)) {
 			struct cmc_snap_msg g;
 			while (recv(snap_fd, &g, sizeof g, 0) < 0 && errno == EINTR)
 				;
