@@ -25,6 +25,7 @@
  * (a target blocked writing to a full pipe is not quiescent).  The per-op
  * timeout only turns a hang into a reported fault.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
@@ -306,27 +307,100 @@ static bool diag_ask(struct diag_req *q, bool (*fn)(const struct inet_diag_msg *
 	}
 }
 
-static bool is_port(const struct inet_diag_msg *m, void *ctx)
+/* The listeners on one port, as the dump reports them. */
+struct port_listeners {
+	uint16_t port;
+	uint32_t inode[8];
+	int n;
+};
+
+static bool on_port(const struct inet_diag_msg *m, void *ctx)
 {
-	return ntohs(m->id.idiag_sport) == *(const uint16_t *)ctx;
+	struct port_listeners *q = ctx;
+	if (ntohs(m->id.idiag_sport) == q->port && q->n < 8)
+		q->inode[q->n++] = m->idiag_inode;
+	return false; /* every listener: the port may have more than one */
 }
 
+/* Does process pid hold socket `inode` among its descriptors? */
+static bool holds_socket(pid_t pid, uint32_t inode)
+{
+	char path[64], want[32], got[32];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	int wl = snprintf(want, sizeof want, "socket:[%u]", inode);
+	DIR *d = opendir(path);
+	if (!d)
+		return false;
+	bool found = false;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char lp[64 + sizeof e->d_name];
+		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
+		found = readlink(lp, got, sizeof got) == wl && memcmp(got, want, (size_t)wl) == 0;
+	}
+	closedir(d);
+	return found;
+}
+
+/* pid or one of its descendants (a wrapper such as `sh -c` may fork the
+ * server) holds socket `inode`.  Descendants come from the kernel's
+ * children lists; `budget` bounds the walk against a fork bomb. */
+static bool tree_holds_socket(pid_t pid, uint32_t inode, int *budget)
+{
+	if (--*budget < 0)
+		return false;
+	if (holds_socket(pid, inode))
+		return true;
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	for (char *p = buf, *end; *p; p = end) {
+		long c = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (c > 0 && tree_holds_socket((pid_t)c, inode, budget))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Does the target listen on its port yet?  A listener there that is not
+ * the target's (nor a child's) is another program's: the port cmc chose
+ * was free when it looked, and something bound it before the target did
+ * (another cmc, any server).  Connecting to it would check someone else's
+ * program, so it never counts; t->port_taken says so to the start-up,
+ * which tries another port, and its inode is kept so that each later look
+ * is one dump, not a walk through /proc.
+ */
 static bool listening(struct proc_target *t)
 {
 	for (int fam = 0; fam < 2; fam++) {
 		struct diag_req q = {.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP};
 		q.r.sdiag_family = fam ? AF_INET6 : AF_INET;
 		q.r.idiag_states = 1u << 10; /* TCP_LISTEN */
-		if (diag_ask(&q, is_port, &t->port))
-			return true;
+		struct port_listeners l = {.port = t->port};
+		diag_ask(&q, on_port, &l);
+		for (int i = 0; i < l.n; i++) {
+			if (l.inode[i] == t->foreign_inode && l.inode[i])
+				continue;
+			int budget = 64;
+			if (t->pid > 0 && tree_holds_socket(t->pid, l.inode[i], &budget))
+				return true;
+			t->port_taken = true;
+			t->foreign_inode = l.inode[i];
+		}
 	}
 	return false;
-}
-
-bool proc_tcp_listening(uint16_t port)
-{
-	struct proc_target t = {.port = port};
-	return listening(&t);
 }
 
 static bool conn_drained(const struct inet_diag_msg *m, void *ctx)

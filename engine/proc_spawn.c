@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,19 +34,48 @@
 #include "proc_target.h"
 #include "util.h"
 
-/* A free loopback port right now (the target binds it a moment later). */
+/*
+ * A free loopback port right now; the target binds it a moment later.
+ * Between the two another program may take it: the start-up then sees a
+ * listener that is not the target's (proc_quiesce.c) and tries another
+ * port.  Within cmc, workers starting targets at once never get the same
+ * port: the last ports handed out are not handed out again (the kernel
+ * would, as nothing holds them until their target binds).
+ * CMC_TEST_PORT=P makes the first port this process picks P (tests: a port
+ * they have taken themselves).
+ */
 static uint16_t free_port(void)
 {
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return 0;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t al = sizeof a;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static uint16_t recent[64];
+	static unsigned next;
+	static bool test_port_used;
 	uint16_t port = 0;
-	if (bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
-	    getsockname(s, (struct sockaddr *)&a, &al) == 0)
-		port = ntohs(a.sin_port);
-	close(s);
+	pthread_mutex_lock(&mu);
+	const char *tp = getenv("CMC_TEST_PORT");
+	if (tp && !test_port_used) {
+		test_port_used = true;
+		long v = strtol(tp, NULL, 10);
+		if (v > 0 && v < 65536)
+			port = (uint16_t)v;
+	}
+	for (int attempt = 0; !port && attempt < 16; attempt++) {
+		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (s < 0)
+			break;
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t al = sizeof a;
+		if (bind(s, (struct sockaddr *)&a, sizeof a) == 0 &&
+		    getsockname(s, (struct sockaddr *)&a, &al) == 0)
+			port = ntohs(a.sin_port);
+		close(s);
+		for (size_t i = 0; port && i < sizeof recent / sizeof recent[0]; i++)
+			if (recent[i] == port)
+				port = 0;
+	}
+	if (port)
+		recent[next++ % (sizeof recent / sizeof recent[0])] = port;
+	pthread_mutex_unlock(&mu);
 	return port;
 }
 
@@ -325,7 +355,8 @@ static int tcp_connect(struct proc_target *t)
 }
 
 static struct proc_target *start(const struct proc_scenario *sc, const char *preload,
-				 struct proc_obs *obs, double *spawn_s, bool snap)
+				 struct proc_obs *obs, double *spawn_s, bool snap, bool *taken,
+				 uint16_t *port)
 {
 	double t0 = eng_now();
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
@@ -439,6 +470,8 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	}
 
 	enum proc_wait w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
+	*taken = t->port_taken && !t->connected;
+	*port = t->port;
 	if (w == PROC_QUIESCENT && sc->transport == PROC_TCP) {
 		t->in_fd = tcp_connect(t);
 		if (t->in_fd < 0) {
@@ -472,8 +505,9 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 			if (sc->transport == PROC_TCP && !t->connected) {
 				obs->fault = PROC_FAULT_LISTEN;
 				snprintf(obs->fault_msg, sizeof obs->fault_msg,
-					 "%s: target never listened on 127.0.0.1:%u within %u ms", sc->exe,
-					 t->port, sc->timeout_ms);
+					 "%s: target never listened on 127.0.0.1:%u within %u ms%s", sc->exe,
+					 t->port, sc->timeout_ms,
+					 t->port_taken ? " (another program listens there)" : "");
 			} else
 				snprintf(obs->fault_msg, sizeof obs->fault_msg,
 					 "%s: target did not become quiescent (blocked reading its input) "
@@ -515,16 +549,34 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	return t;
 }
 
+/* A start-up that failed because another program took the target's port
+ * before the target could bind it is not the target's failure: start it
+ * again on another port (a few times; the last failure is reported). */
+static struct proc_target *start_tcp_retry(const struct proc_scenario *sc, const char *preload,
+					   struct proc_obs *obs, double *spawn_s, bool snap)
+{
+	for (int attempt = 1;; attempt++) {
+		bool taken = false;
+		uint16_t port = 0;
+		struct proc_target *t = start(sc, preload, obs, spawn_s, snap, &taken, &port);
+		if (t || !taken || attempt == 3 || proc_interrupted)
+			return t;
+		fprintf(stderr, "cmc: %s: another program took port %u before the target could listen "
+			"there: starting it again on another port\n", sc->path, port);
+		proc_obs_reset(obs);
+	}
+}
+
 struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
 				      struct proc_obs *obs, double *spawn_s)
 {
-	return start(sc, preload, obs, spawn_s, false);
+	return start_tcp_retry(sc, preload, obs, spawn_s, false);
 }
 
 struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
 					   struct proc_obs *obs, double *spawn_s)
 {
-	return start(sc, preload, obs, spawn_s, true);
+	return start_tcp_retry(sc, preload, obs, spawn_s, true);
 }
 
 static void chan_close(struct proc_chan *c)

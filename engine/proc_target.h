@@ -83,6 +83,8 @@ struct proc_target {
 	bool exited, signaled;
 	int status;             /* waitpid status once reaped */
 	uint16_t port, client_port; /* tcp: the target's port and ours */
+	bool port_taken;        /* tcp: another program listens on port (proc_quiesce.c) */
+	uint32_t foreign_inode; /* ... its socket's inode */
 	uint64_t load_base;     /* for PIE ranges */
 	bool base_known;
 	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
@@ -186,7 +188,5 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 /* Record decoder: feed bytes read from the channel. */
 void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n);
 
-/* Is some socket listening on this loopback port (any address family)? */
-bool proc_tcp_listening(uint16_t port);
 
 #endif
