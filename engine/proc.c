@@ -220,6 +220,12 @@ static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 	return 0;
 }
 
+/* Is op applied when expanding the current state (`only`: that op alone)? */
+static bool enabled(const struct proc_fe *p, unsigned op, int only)
+{
+	return !used(p, op) && (only < 0 || (unsigned)only == op);
+}
+
 static int expand(struct proc_fe *p, const void *state, size_t len, int only, eng_succ_fn fn, void *ctx)
 {
 	const uint16_t *trace;
@@ -244,7 +250,7 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 	int rc = 0;
 	bool any = false;
 	for (unsigned op = 0; op < p->sc->nops; op++) {
-		if (used(p, op) || (only >= 0 && (unsigned)only != op))
+		if (!enabled(p, op, only))
 			continue;
 		if (!any) {
 			any = true;
@@ -255,7 +261,10 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 			}
 		}
 		proc_obs_reset(&p->obs);
-		if (p->x->ops->apply(p->x, op, &p->obs) < 0) {
+		bool last = true;
+		for (unsigned k = op + 1; last && k < p->sc->nops; k++)
+			last = !enabled(p, k, only);
+		if (p->x->ops->apply(p->x, op, last, &p->obs) < 0) {
 			snprintf(p->err, sizeof p->err, "%s: %s", p->sc->path, p->x->err);
 			rc = -1;
 			break;
@@ -337,10 +346,11 @@ static void proc_destroy(eng_frontend *fe)
 		const struct proc_exec_stats *st = &p->x->st;
 		if (getenv("CMC_PROC_STATS"))
 			fprintf(stderr,
-				"cmc: process: executor %s: %llu spawns, %llu forks, %llu discarded, at most "
-				"%llu snapshots, %llu ops (%llu replayed), "
+				"cmc: process: executor %s: %llu spawns, %llu forks, %llu spent, %llu discarded, "
+				"at most %llu snapshots, %llu ops (%llu replayed), "
 				"mean replay depth %.2f, mean quiescence %.1f us/op, mean start-up %.2f ms\n",
 				p->x->ops->name, (unsigned long long)st->spawns, (unsigned long long)st->forks,
+				(unsigned long long)st->spent,
 				(unsigned long long)st->discarded, (unsigned long long)st->peak,
 				(unsigned long long)st->ops,
 				(unsigned long long)st->replayed,

@@ -105,6 +105,7 @@ struct proc_exec_stats {
 	double spawn_s;         /* total time from fork to start-up quiescence */
 	uint64_t replayed;      /* prefix operations re-executed */
 	uint64_t forks;         /* snapshot children forked (fork executor) */
+	uint64_t spent;         /* last operations a snapshot took itself, unforked */
 	uint64_t discarded;     /* children let go at once: discard() */
 	uint64_t peak;          /* most snapshots live in the pool at once */
 };
@@ -118,10 +119,13 @@ struct proc_exec_ops {
 	 * carries the fault), for n > 0 a prefix that behaved differently from
 	 * before (x->err says how: the target is nondeterministic). */
 	int (*reach)(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs);
-	/* Observe the successor of the reached state by ops[op].  Returns 0
-	 * (faults, exits and crashes are observations, not errors) or -1 with
-	 * x->err when the origin could not be re-established. */
-	int (*apply)(struct proc_exec *x, unsigned op, struct proc_obs *obs);
+	/* Observe the successor of the reached state by ops[op].  `last`: no
+	 * other apply follows before release(), so the executor may spend the
+	 * reached state on this one (the fork executor lets the snapshot take
+	 * the operation itself instead of forking it).  Returns 0 (faults,
+	 * exits and crashes are observations, not errors) or -1 with x->err
+	 * when the origin could not be re-established. */
+	int (*apply)(struct proc_exec *x, unsigned op, bool last, struct proc_obs *obs);
 	/* Optional: the successor the last apply observed will never be
 	 * reached (a state seen before, or past the bounds): drop whatever
 	 * apply kept live for it. */

@@ -158,17 +158,12 @@ static void snap_free(struct snap *s)
 	free(s);
 }
 
-/* A snapshot keeps only what it needs to stay asleep and to fork: its
- * input channel and its snapshot socket.  Output pipes can close (it never
- * runs again except inside the signal handler, which does not write). */
+/* A snapshot keeps its descriptors (its channels and /proc files): the
+ * last operation it is expanded by it takes itself, unforked (fork_apply),
+ * on the channels it has.  Its buffers go: it is quiescent, so nothing is
+ * in flight on them, and the replies live in the snap. */
 static void trim(struct proc_target *t)
 {
-	close_fd(&t->out_fd);
-	close_fd(&t->canon.fd);
-	close_fd(&t->ctl.fd);
-	close_fd(&t->mem_fd);
-	close_fd(&t->sys_fd);
-	close_fd(&t->stat_fd);
 	proc_buf_free(&t->reply);
 	proc_buf_free(&t->canon.cur);
 	proc_buf_free(&t->ctl.cur);
@@ -543,6 +538,7 @@ static void mirror(struct forkx *f)
 	struct proc_exec_stats own = f->x.st;
 	f->x.st = f->fb->st;
 	f->x.st.forks = own.forks;
+	f->x.st.spent = own.spent;
 	f->x.st.discarded = own.discarded;
 	f->x.st.peak = own.peak;
 	memcpy(f->x.err, f->fb->err, sizeof f->x.err);
@@ -780,11 +776,11 @@ static void observe_snap(struct forkx *f, struct snap *o, struct proc_obs *obs)
 {
 	struct proc_target *t = o->t;
 	proc_obs_reset(obs);
-	t->mem_fd = proc_open_pid(t->pid, "mem");
+	if (t->mem_fd < 0)
+		t->mem_fd = proc_open_pid(t->pid, "mem");
 	if (o->n)
 		proc_buf_set(&t->reply, o->replies[o->n - 1].p, o->replies[o->n - 1].len);
 	proc_observe(t, f->img, PROC_QUIESCENT, obs);
-	close_fd(&t->mem_fd);
 	proc_buf_free(&t->reply);
 }
 
@@ -918,19 +914,98 @@ static int fork_unavailable(struct forkx *f, unsigned op, struct proc_obs *obs)
 	int rc = fall_back_at(f, died, tr, n, NULL);
 	free(tr);
 	if (rc == 0) {
-		rc = f->fb->ops->apply(f->fb, op, obs);
+		rc = f->fb->ops->apply(f->fb, op, false, obs);
 		mirror(f);
 	}
 	return rc;
 }
 
-static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
+/* The successor by op is observed in t (quiescent, ended or faulted): keep
+ * it in the pool as a snapshot if it can go on and the pool has room, else
+ * let it go.  `origin` is the snap it came from (its trace and replies). */
+static void keep_or_kill(struct forkx *f, struct snap *origin, struct proc_target *t, unsigned op,
+			 enum proc_wait w)
+{
+	const struct proc_scenario *sc = f->x.sc;
+	struct snap *s = NULL;
+	/* After an eof nothing follows (proc.c): such a state is never forked. */
+	if (w == PROC_QUIESCENT && !sc->ops[op].eof) {
+		s = snap_new(f, t, origin, (int)op);
+		trim(t);
+	}
+	pthread_mutex_lock(&f->pl->mu);
+	if (s && pool_room(f->pl, false)) {
+		f->kept = s;
+		f->pl->s[f->pl->n++] = s;
+		if (f->pl->n > f->x.st.peak)
+			f->x.st.peak = f->pl->n;
+		s = NULL;
+		t = NULL;
+	} else if (s && f->origin && f->origin != f->root)
+		f->origin->parent = true;
+	pthread_mutex_unlock(&f->pl->mu);
+	if (s)
+		snap_free(s);
+	else if (t)
+		kill_target(t);
+}
+
+/*
+ * The last operation a state is expanded by needs no fork: the snapshot
+ * takes it itself, on the channels it kept (trim()), and becomes its
+ * successor.  That saves a fork, a set of channels and the origin's kill,
+ * on about one transition in four.  Only for a snapshot nobody else holds
+ * or will ask for again: not a root (states are made again from it), not
+ * a parent (it stands for children the pool could not keep), not one
+ * another worker is forking from.  The successor is what a child forked
+ * at this point would have reached: the child would be this process
+ * after one more fork request, which a target sleeps through (a restarted
+ * read, or a retried poll: proc_target_settles() holds every snapshot to
+ * that).  Returns false, having done nothing, when the origin is not
+ * spendable.  Taken out of the pool, it is ours alone.
+ */
+static bool spend_origin(struct forkx *f, unsigned op, struct proc_obs *obs)
+{
+	struct fork_pool *pl = f->pl;
+	struct snap *o = f->origin;
+	if (!o || o == f->root || o->t->pid <= 0 || o->t->snap_fd < 0 || o->t->out_fd < 0)
+		return false;
+	pthread_mutex_lock(&pl->mu);
+	bool mine = !o->parent && !o->doomed && o->users == 1;
+	if (mine && !f->origin_temp)
+		pool_remove(pl, o);
+	pthread_mutex_unlock(&pl->mu);
+	if (!mine)
+		return false;
+	const struct proc_scenario *sc = f->x.sc;
+	struct proc_target *t = o->t;
+	f->origin = NULL;
+	o->t = NULL;
+	proc_obs_reset(obs);
+	double el = 0;
+	enum proc_wait w = proc_target_op(t, &sc->ops[op], sc->timeout_ms, &el);
+	f->x.st.ops++;
+	f->x.st.spent++;
+	f->x.st.quiesce_s += el;
+	obs->quiesce_s = el;
+	if (w == PROC_INTERRUPTED) {
+		snprintf(f->x.err, sizeof f->x.err, "interrupted");
+		kill_target(t);
+	} else {
+		proc_observe(t, f->img, w, obs);
+		keep_or_kill(f, o, t, op, w);
+	}
+	snap_free(o); /* its process went on as t */
+	return true;
+}
+
+static int fork_apply(struct proc_exec *x, unsigned op, bool last, struct proc_obs *obs)
 {
 	struct forkx *f = (struct forkx *)x;
 	const struct proc_scenario *sc = x->sc;
 	f->kept = NULL;
 	if (f->fb) {
-		int rc = f->fb->ops->apply(f->fb, op, obs);
+		int rc = f->fb->ops->apply(f->fb, op, last, obs);
 		mirror(f);
 		return rc;
 	}
@@ -938,6 +1013,8 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		snprintf(x->err, sizeof x->err, "fork executor: apply without reach");
 		return -1;
 	}
+	if (last && spend_origin(f, op, obs))
+		return proc_interrupted ? -1 : 0;
 	struct proc_target *t = fork_child(f, f->origin, &sc->ops[op]);
 	if (!t && f->origin != f->root && !proc_interrupted && proc_target_reap(f->origin->t)) {
 		/* the origin is gone (see find_origin): make it again */
@@ -983,27 +1060,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
 		return proc_interrupted ? -1 : fork_unavailable(f, op, obs);
 	}
 	proc_observe(t, f->img, w, obs);
-	struct snap *s = NULL;
-	/* After an eof nothing follows (proc.c): such a state is never forked. */
-	if (w == PROC_QUIESCENT && !sc->ops[op].eof) {
-		s = snap_new(f, t, f->origin, (int)op);
-		trim(t);
-	}
-	pthread_mutex_lock(&f->pl->mu);
-	if (s && pool_room(f->pl, false)) {
-		f->kept = s;
-		f->pl->s[f->pl->n++] = s;
-		if (f->pl->n > x->st.peak)
-			x->st.peak = f->pl->n;
-		s = NULL;
-		t = NULL;
-	} else if (s && f->origin != f->root)
-		f->origin->parent = true;
-	pthread_mutex_unlock(&f->pl->mu);
-	if (s)
-		snap_free(s);
-	else if (t)
-		kill_target(t);
+	keep_or_kill(f, f->origin, t, op, w);
 	return 0;
 }
 
@@ -1138,9 +1195,10 @@ static size_t fit_fds(const char *path, size_t limit)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct rlimit rl;
-	/* per snapshot: its input channel and snapshot socket, and up to six
-	 * files of its jail (proc_limits.c); two workers' worth, and cmc's own */
-	rlim_t need = (rlim_t)limit * 8 * 2 + 256;
+	/* per snapshot: its input channel, snapshot socket, output, canonical
+	 * and control pipes, three /proc files (trim()), and up to six files
+	 * of its jail (proc_limits.c); and cmc's own */
+	rlim_t need = (rlim_t)limit * 16 + 256;
 	pthread_mutex_lock(&mu);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
 		if (!proc_nofile_orig)

@@ -110,7 +110,7 @@ static int replay_reach(struct proc_exec *x, const uint16_t *trace, size_t n, st
 	return replay_to_origin(r, obs);
 }
 
-static int replay_apply(struct proc_exec *x, unsigned op, struct proc_obs *obs)
+static int replay_apply(struct proc_exec *x, unsigned op, bool last, struct proc_obs *obs)
 {
 	struct replay *r = (struct replay *)x;
 	const struct proc_scenario *sc = x->sc;

@@ -33,6 +33,12 @@ for scn in "$SHARE"/*/*.scn; do
 	done
 done
 ok "the fork executor forked (list)" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" list-raw.f.err
+# list by raw: 1 + 3 + 6 states have an operation left (the 6 full lists
+# have none), each is expanded once, and every one but the root takes its
+# last operation itself (the pool never fills here): 9 spent, and of the
+# 15 transitions the other 6 are forks
+ok "snapshots took their last operation unforked (list)" \
+	grep -q "executor fork: 1 spawns, 6 forks, 9 spent" list-raw.f.err
 ok "the violation is found with the same trace (list-bug)" grep -q '"trace": \["INS 2", "INS 1"\]' list-bug-raw.f.json
 
 # The t5 targets' scenarios: crash, exit status, heap fault, hang, counters.
