@@ -112,6 +112,9 @@ struct forkx {
 	struct fork_pool *pl;   /* live snapshots besides roots and temporary origins */
 	struct snap *origin;    /* the reached state (users counts us) */
 	bool origin_temp;       /* origin is not in the pool: killed at release */
+	bool unkept;            /* the last apply's successor could go on, but the
+				 * pool had no room for it: its origin becomes a
+				 * parent unless discard() says it is not wanted */
 	struct snap *kept;      /* put in the pool by the last apply; compared, never
 				 * followed, unless found in the pool (lock held) */
 	int lfd;                /* tcp: listener the new connections come from */
@@ -942,12 +945,29 @@ static void keep_or_kill(struct forkx *f, struct snap *origin, struct proc_targe
 		s = NULL;
 		t = NULL;
 	} else if (s && f->origin && f->origin != f->root)
-		f->origin->parent = true;
+		f->unkept = true; /* a parent, if the search wants the successor */
 	pthread_mutex_unlock(&f->pl->mu);
 	if (s)
 		snap_free(s);
 	else if (t)
 		kill_target(t);
+}
+
+/* The successor the last apply could not keep was not discarded: the
+ * search will ask for it, and it is made again from its origin, which must
+ * stay (a parent).  A successor past the bounds or seen before makes none:
+ * at the last level of a bounded search every origin would otherwise
+ * become a parent the moment the pool is full. */
+static void settle_unkept(struct forkx *f)
+{
+	if (!f->unkept)
+		return;
+	f->unkept = false;
+	if (!f->origin || f->origin == f->root)
+		return;
+	pthread_mutex_lock(&f->pl->mu);
+	f->origin->parent = true;
+	pthread_mutex_unlock(&f->pl->mu);
 }
 
 /*
@@ -1013,6 +1033,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, bool last, struct proc_o
 		snprintf(x->err, sizeof x->err, "fork executor: apply without reach");
 		return -1;
 	}
+	settle_unkept(f);
 	if (last && spend_origin(f, op, obs))
 		return proc_interrupted ? -1 : 0;
 	struct proc_target *t = fork_child(f, f->origin, &sc->ops[op]);
@@ -1072,6 +1093,7 @@ static void fork_discard(struct proc_exec *x)
 {
 	struct forkx *f = (struct forkx *)x;
 	struct fork_pool *pl = f->pl;
+	f->unkept = false;
 	if (f->fb || !f->kept)
 		return;
 	pthread_mutex_lock(&pl->mu);
@@ -1117,12 +1139,16 @@ static void fork_release(struct proc_exec *x)
 	}
 	/* Expanded: the search does not come back to it, unless it stands
 	 * for children the pool could not keep. */
+	settle_unkept(f);
 	struct snap *o = f->origin;
 	bool temp = f->origin_temp;
 	f->origin = NULL;
-	if (!o || o == f->root)
-		return;
 	struct fork_pool *pl = f->pl;
+	if (!o || o == f->root) {
+		/* (spent by the last apply: what it evicted is still to bury) */
+		bury(pl, f);
+		return;
+	}
 	pthread_mutex_lock(&pl->mu);
 	if (o->parent && !temp) {
 		unuse(pl, o); /* stays where it is in the pool */

@@ -111,6 +111,24 @@ ok "keys6: children of seen states are let go ($disc)" test "${disc:-0}" -gt 0
 ok "keys6: at most one snapshot per distinct state ($peak <= $(json_get keys6.f.json distinct))" \
 	test "${peak:-999999}" -le "$(json_get keys6.f.json distinct)"
 
+# Snapshots let go (duplicates) are reaped as the run goes, not at its
+# end, also when every expansion ends with the snapshot taking its last
+# operation itself: under a low fd limit the pool shrinks to fit, and the
+# 321 children of seen states (keys 1..7: 448 transitions, 128 states)
+# would otherwise hold 8 fds each until the end.
+{
+	echo "target $CMC_TOP/$B/examples/list-emit {port}"
+	echo "transport tcp"
+	for k in 1 2 3 4 5 6 7; do printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"; done
+	echo "hash canonical"
+} >keys7.scn
+(ulimit -n 1024 && CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 1 --exec fork keys7.scn) \
+	>keys7.json 2>keys7.err
+is "keys7 under 'ulimit -n 1024': exit 0" "$?" 0
+is "keys7 under 'ulimit -n 1024': all 128 states" "$(json_get keys7.json distinct)" 128
+ok "keys7 under 'ulimit -n 1024': the pool was shrunk to fit" grep -q "the fd limit (1024) holds" keys7.err
+ok "keys7 under 'ulimit -n 1024': 321 children of seen states let go" grep -q " 321 discarded" keys7.err
+
 for prog in dc ed sqlite3; do
 	command -v "$prog" >/dev/null 2>&1 || { skip "$prog under both executors" "$prog is not installed"; continue; }
 	case $prog in
