@@ -267,6 +267,12 @@ typedef struct eng_listener {
 	void (*on_progress)(void *ctx, const eng_stats *st);
 	void (*on_done)(void *ctx, const eng_stats *st);
 	void *ctx;
+	/* This listener never reads an observation's bytes (raw_bytes,
+	 * canon_rec, reply, fault): with --jobs, workers then need not copy
+	 * them to the search thread when no other listener does (raw heaps
+	 * run to hundreds of kilobytes a state).  Fingerprints and flags
+	 * always come. */
+	bool no_obs_bytes;
 } eng_listener;
 
 typedef struct eng_search eng_search;

@@ -122,6 +122,7 @@ struct eng_pool {
 	struct cset *work;      /* the chunk a go..done round expands */
 	bool quit;
 	bool drop_dups;         /* no listener wants transitions */
+	bool obs_bytes;         /* some listener reads observations' bytes */
 	struct wbuf *scratch;   /* per thread */
 	/* per thread; the search's listeners see these copies, so they live
 	 * as long as the search (the pool is freed with it) */
@@ -198,10 +199,11 @@ static bool x_cb(void *ctx, const eng_succ *x)
 			e.term_signal = o->term_signal;
 			e.alloc_failed = o->alloc_failed;
 			e.alloc_checked = o->alloc_checked;
-			e.raw_len = put_bytes(sl, o->raw_bytes, o->raw_len);
-			e.canon_len = put_bytes(sl, o->canon_rec, o->canon_len);
-			e.reply_len = put_bytes(sl, o->reply, o->reply_len);
-			e.fault_len = put_str(sl, o->fault);
+			bool bytes = c->p->obs_bytes;
+			e.raw_len = put_bytes(sl, bytes ? o->raw_bytes : NULL, o->raw_len);
+			e.canon_len = put_bytes(sl, bytes ? o->canon_rec : NULL, o->canon_len);
+			e.reply_len = put_bytes(sl, bytes ? o->reply : NULL, o->reply_len);
+			e.fault_len = put_str(sl, bytes ? o->fault : NULL);
 		}
 		memcpy(sl->buf + eat, &e, sizeof e);
 	}
@@ -361,9 +363,13 @@ int eng__pool_start(eng_search *s)
 	for (unsigned w = 0; w < p->n; w++)
 		p->labels[w] = eng_labels_new();
 	p->drop_dups = true;
-	for (size_t i = 0; i < s->nls; i++)
-		if (s->ls[i].on_transition || s->ls[i].on_edges)
+	for (size_t i = 0; i < s->nls; i++) {
+		const eng_listener *l = &s->ls[i];
+		if (l->on_transition || l->on_edges)
 			p->drop_dups = false;
+		if ((l->on_state || l->on_transition || l->on_edges) && !l->no_obs_bytes)
+			p->obs_bytes = true;
+	}
 	s->pool = p;
 	return 0;
 }

@@ -112,6 +112,7 @@ eng_listener tui_report_listener(tui_report *r)
 	l.on_violation = rep_violation;
 	l.on_state = rep_state;
 	l.ctx = r;
+	l.no_obs_bytes = true; /* depths and violations only */
 	return l;
 }
 
