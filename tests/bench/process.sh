@@ -61,6 +61,19 @@ flus=$(for i in 1 2 3; do taskset -c "${one_cpu:-0}" "$FL" 1000; done | sort -n 
 flx=$(for i in 1 2 3; do "$FL" 1000; done | sort -n | head -n 1)
 limit=$(awk -v u="$flus" 'BEGIN { printf "%.0f", 1e6 / u }')
 echo "fork + round trip + kill + wait of a 1 MiB process, on one cpu: $flus us, i.e. $limit transitions/s (free to cross cpus: $flx us)"
+# The floor with the fixed costs every transition has by design: the
+# request by signal to a process asleep in read(), fresh channels passed
+# with SCM_RIGHTS, quiescence from /proc/PID/syscall and FIONREAD, the
+# heap read from /proc/PID/mem (tests/fork/forkproto.c), with each case's
+# raw window (list 32512 bytes, sqlite3 376576: `cmc show` of a stored
+# state).  No transition can be cheaper; "fork/proto" below compares
+# against it.
+FP=$top/$B/tests-helpers/forkproto
+proto() { for i in 1 2 3; do taskset -c "${one_cpu:-0}" "$FP" 1000 "$1"; done | sort -n | head -n 1; }
+pl=$(proto 32512) ps=$(proto 376576)
+awk -v pl="$pl" -v ps="$ps" -v f="$flus" 'BEGIN {
+	printf "the same with the protocol'"'"'s fixed costs, on one cpu: %s us with a 32 KB heap (%.2fx the fork floor), %s us with 368 KB (%.2fx)\n", pl, pl / f, ps, ps / f
+}'
 # What the process cap's cgroup costs a fork child (preload/snap.c).
 echo "moving a fork child into a v1 pids cgroup, from outside and by itself (us): $("$top/$B/tests-helpers/cgmove" 300)"
 tps() { # EXEC JOBS SCN -> transitions/s, the best of three runs
@@ -69,14 +82,14 @@ tps() { # EXEC JOBS SCN -> transitions/s, the best of three runs
 		sed -n 's/.*"transitions_per_s": *\([^,}]*\).*/\1/p' "$T/f.json" | head -n 1
 	done | sort -g | tail -n 1
 }
-printf '%-14s %6s %10s %10s %10s %12s %11s %13s\n' case trans replay/s fork/s jobs2/s fork/replay jobs2/fork "fork/limit"
-row() { # NAME SCN
+printf '%-14s %6s %10s %10s %10s %12s %11s %11s %11s\n' case trans replay/s fork/s jobs2/s fork/replay jobs2/fork fork/limit fork/proto
+row() { # NAME SCN PROTO-US
 	tr=$("$CMC" check --no-store --json --exec fork --jobs 1 "$2" 2>/dev/null |
 		sed -n 's/.*"transitions": *\([^,}]*\).*/\1/p')
 	r=$(tps replay 1 "$2") f=$(tps fork 1 "$2") j=$(tps fork 2 "$2")
-	awk -v n="$1" -v tr="$tr" -v r="$r" -v f="$f" -v j="$j" -v l="$limit" 'BEGIN {
-		printf "%-14s %6s %10.0f %10.0f %10.0f %11.1fx %10.2fx %12.2fx\n", n, tr, r, f, j,
-			(r > 0 ? f / r : 0), (f > 0 ? j / f : 0), (l > 0 ? f / l : 0)
+	awk -v n="$1" -v tr="$tr" -v r="$r" -v f="$f" -v j="$j" -v l="$limit" -v p="$3" 'BEGIN {
+		printf "%-14s %6s %10.0f %10.0f %10.0f %11.1fx %10.2fx %10.2fx %10.2fx\n", n, tr, r, f, j,
+			(r > 0 ? f / r : 0), (f > 0 ? j / f : 0), (l > 0 ? f / l : 0), (p > 0 ? f * p / 1e6 : 0)
 	}'
 }
 for d in 3 6 9; do
@@ -92,7 +105,7 @@ for d in 3 6 9; do
 		echo "hash canonical"
 		echo "depth $d"
 	} >"$scn"
-	row "list d=$d" "$scn"
+	row "list d=$d" "$scn" "$pl"
 done
 if command -v sqlite3 >/dev/null 2>&1; then
 	cat >"$T/sqlite.scn" <<'SCN'
@@ -106,7 +119,7 @@ op index "create index iy on t(y);\n" once
 hash raw
 depth 6
 SCN
-	row "sqlite3 d=6" "$T/sqlite.scn"
+	row "sqlite3 d=6" "$T/sqlite.scn" "$ps"
 else
 	echo "sqlite3 d=6: sqlite3 is not installed"
 fi

@@ -3,6 +3,11 @@ EXTRA_ALL += $(B)/tests-helpers/forklimit
 $(B)/tests-helpers/forklimit: tests/fork/forklimit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# The same floor with the protocol's fixed costs (h8).
+EXTRA_ALL += $(B)/tests-helpers/forkproto
+$(B)/tests-helpers/forkproto: tests/fork/forkproto.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
 # A target with a second thread: fork snapshots fall back to replay (t5300).
 EXTRA_ALL += $(B)/tests-helpers/threaded
 $(B)/tests-helpers/threaded: tests/fork/threaded.c
