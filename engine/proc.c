@@ -43,6 +43,12 @@ struct proc_fe {
 	bool any_once;
 	bool any_timeout;       /* a timeout operation: a timed wait is state */
 	bool warned_over;       /* RAW_OVER reported once on stderr */
+	/* On the original only (clones write with atomics): the initial
+	 * state's raw fingerprint, and whether an operation's successor was
+	 * observed quiescent, and with another raw fingerprint.  A raw
+	 * identity that never moves sees none of the target's state. */
+	eng_fp raw0;
+	bool raw_applied, raw_moved;
 	struct proc_obs obs;
 	uint16_t *sbuf;         /* successor state under construction */
 	size_t scap;
@@ -161,6 +167,16 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 		fprintf(stderr, "cmc: %s: the raw window exceeds raw-cap (%llu bytes): fingerprints "
 			"cover all of it, observations keep only the first raw-cap bytes\n",
 			p->sc->path, (unsigned long long)p->sc->raw_cap);
+	}
+	struct proc_fe *r = p->orig ? p->orig : p;
+	if (!eng_fp_zero(o->e.raw) && !ended(o)) {
+		if (op < 0)
+			r->raw0 = o->e.raw;
+		else if (!__atomic_load_n(&r->raw_moved, __ATOMIC_RELAXED)) {
+			__atomic_store_n(&r->raw_applied, true, __ATOMIC_RELAXED);
+			if (!eng_fp_eq(o->e.raw, r->raw0))
+				__atomic_store_n(&r->raw_moved, true, __ATOMIC_RELAXED);
+		}
 	}
 	struct proc_state_view v = {p->sbuf + 1, p->sbuf[0], p->x->replies, p->x->nreplies, o};
 	eng_succ s = {
@@ -359,6 +375,12 @@ static void proc_destroy(eng_frontend *fe)
 				st->spawns ? st->spawn_s * 1e3 / (double)st->spawns : 0.0);
 		p->x->ops->destroy(p->x);
 	}
+	if (!p->orig && p->raw_applied && !p->raw_moved &&
+	    (p->ident == PROC_ID_RAW || p->ident == PROC_ID_BOTH))
+		fprintf(stderr, "cmc: %s: every state had the raw fingerprint of the initial one: the "
+			"target may keep its state outside the heap cmc reads (an allocator of its own "
+			"on mmap'd memory; Python: env PYTHONMALLOC=malloc), or its operations change "
+			"nothing\n", p->sc->path);
 	proc_props_free(p->props);
 	if (!p->orig) {
 		proc_image_free(&p->img);

@@ -72,4 +72,21 @@ is "--set depth=5 overrides the scenario" "$(json_get rel5.json distinct)" 6
 "$CMC" check --hash fuzzy sub/rel.scn >out 2>err
 is "--hash fuzzy: exit 2" "$?" 2
 
+# A raw identity that sees none of the state: bss keeps its set in a
+# global array, and without `raw symbol bss_present` raw hashing reads the
+# heap alone, which never changes.  cmc says so (Python's own arenas are
+# the common case); with the symbol, or for a heap target, it does not.
+export CMC_BIN="$CMC_TOP/$B"
+grep -v '^raw symbol' "$CMC_TOP/share/examples/bss/bss.scn" >bss-heap.scn
+for j in 1 2; do
+	"$CMC" check --no-store --json --jobs $j bss-heap.scn >bh.json 2>bh.err
+	ok "state outside the heap (--jobs $j): cmc says every state had the initial raw fingerprint" \
+		grep -q "every state had the raw fingerprint of the initial one" bh.err
+	is "... (--jobs $j) and merges what it cannot tell apart" "$(json_get bh.json raw_distinct)" 1
+done
+"$CMC" check --no-store "$CMC_TOP/share/examples/bss/bss.scn" >/dev/null 2>b.err
+not_ok "with raw symbol bss_present: no such note" grep -q "every state had" b.err
+"$CMC" check --no-store "$CMC_TOP/share/examples/list/list.scn" >/dev/null 2>l.err
+not_ok "a heap target: no such note" grep -q "every state had" l.err
+
 done_testing
