@@ -344,7 +344,12 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 			e = rep.a;
 		snprintf(f->x.err, sizeof f->x.err, "%s",
 			 proc_interrupted ? "interrupted"
-					  : "fork executor: the snapshot did not fork on request");
+			 : rc == 0 && rep.kind == CMC_SNAP_ERROR && rep.a == EOVERFLOW
+				 ? "the target has more epoll instances or entries than the preload keeps "
+				   "for a snapshot's child (preload/epoll.c)"
+				 : "fork executor: the snapshot did not fork on request");
+		if (rc == 0 && rep.kind == CMC_SNAP_ERROR && rep.a == EOVERFLOW)
+			e = 0;
 		if (!proc_interrupted && e)
 			snprintf(f->x.err + strlen(f->x.err), sizeof f->x.err - strlen(f->x.err), " (%s)",
 				 strerror(e));
@@ -578,13 +583,13 @@ static int task_count(pid_t pid)
 }
 
 /* A kernel object the target holds whose state fork shares between parent
- * and child instead of copying: an epoll interest list (and the channel
- * cmc swaps in for a child would not be in it), a timer, a signal or event
- * counter, an io_uring.  Snapshots of such a target are not independent;
+ * and child instead of copying: a timer, a signal or event counter, an
+ * io_uring.  Snapshots of such a target are not independent;
  * NULL when there is none, else what it is. */
 static const char *shared_object(pid_t pid, char *buf, size_t n)
 {
-	static const char *const kinds[] = {"eventpoll", "timerfd", "signalfd", "eventfd", "io_uring"};
+	/* (an eventpoll is not one: the preload makes a child's anew, preload/epoll.c) */
+	static const char *const kinds[] = {"timerfd", "signalfd", "eventfd", "io_uring"};
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
 	DIR *d = opendir(path);

@@ -12,6 +12,7 @@
 #ifndef PL_H
 #define PL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,12 @@ void pl_msg_str(struct pl_msg *m, const char *s);
 void pl_msg_u64(struct pl_msg *m, uint64_t v);
 void pl_msg_hex(struct pl_msg *m, uint64_t v);
 _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m);
+/* epoll.c: the program's epoll instances, made anew in a snapshot's child
+ * once its descriptors are in place (async-signal-safe); overflowed: more
+ * of them than the table holds, so a child's could not be made. */
+void pl_epoll_rebuild(void);
+bool pl_epoll_overflowed(void);
+
 /* Little-endian fields of the records the preload writes (cmc_region.h). */
 static inline void pl_put_le32(uint8_t *p, uint32_t v)
 {

@@ -139,7 +139,9 @@ static void install(const struct cmc_snap_msg *m, int *fds)
 		 * flag saved here is a call saved per transition) */
 		if (fl & (O_NONBLOCK | O_APPEND | O_ASYNC))
 			fcntl(fds[i], F_SETFL, fl & (O_NONBLOCK | O_APPEND | O_ASYNC));
-		dup2(fds[i], to);
+		/* raw: the interposed dup2 (epoll.c) would take `to` out of the
+		 * epoll lists that pl_epoll_rebuild() is about to register anew */
+		sys(SYS_dup2, fds[i], to, 0, 0, 0);
 		if (fdfl)
 			fcntl(to, F_SETFD, fdfl);
 	}
@@ -175,10 +177,11 @@ static void serve(void)
 			}
 		}
 	if (r != (ssize_t)sizeof m || m.magic != CMC_SNAP_MAGIC || m.kind != CMC_SNAP_FORK ||
-	    m.nfds != got || (mh.msg_flags & MSG_CTRUNC)) {
+	    m.nfds != got || (mh.msg_flags & MSG_CTRUNC) || pl_epoll_overflowed()) {
 		for (uint32_t i = 0; i < got; i++)
 			close(fds[i]);
-		reply(CMC_SNAP_ERROR, EPROTO, 0, 0);
+		/* (overflowed: a child's epoll instances could not be made anew) */
+		reply(CMC_SNAP_ERROR, pl_epoll_overflowed() ? EOVERFLOW : EPROTO, 0, 0);
 		return;
 	}
 	for (uint32_t i = 0; i < m.nfds; i++)
@@ -232,6 +235,7 @@ static void serve(void)
 		/* still on the origin's socket: the answer to its request */
 		reply(CMC_SNAP_FORKED, (int32_t)sys(SYS_getpid, 0, 0, 0, 0, 0), conn_fd, flags);
 		install(&m, fds);
+		pl_epoll_rebuild(); /* on the channels just installed */
 		/* Not in a cgroup it was sent: wait until cmc has moved it
 		 * (GO, on the new socket installed above), for its input may
 		 * be there already. */

@@ -51,13 +51,20 @@ printf 'target %s\nheap-size 64K\nop big "alloc 1000000\\n"\nop small "alloc 100
 both heap heap.scn --keep-going
 printf 'target %s\nop inc "inc\\n" once\nop hang "hang\\n" once\ntimeout 300\n' "$PT" >hang.scn
 both hang hang.scn
-# An event loop: fork would share its epoll interest list between snapshots
-# (and the child's fresh stdin would not be in it), so the fork executor
-# falls back to replay, saying why.
+# An event loop: fork shares an epoll interest list between snapshots, and
+# the child's fresh stdin would not be in it; the preload makes each
+# child's epoll instances anew (preload/epoll.c), so fork snapshots work.
 printf 'target %s --epoll\nop inc "inc\\n"\nop a "alloc 32\\n" once\ndepth 4\nhash raw\n' "$PT" >epoll.scn
 both epoll epoll.scn
-ok "epoll: the fork executor says why it falls back" grep -q "holds an eventpoll" epoll.f.err
+ok "epoll: fork snapshots were used" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" epoll.f.err
+not_ok "epoll: no fall back to replay" grep -q "fork snapshots unavailable" epoll.f.err
 ok "epoll: the run explored more than the initial state" test "$(json_get epoll.f.json distinct)" -gt 1
+# More epoll instances than the preload keeps: a child's could not all be
+# made anew, so snapshots refuse and cmc replays, saying why.
+printf 'target %s --epoll-many 40 --epoll\nop inc "inc\\n"\nop a "alloc 32\\n" once\ndepth 4\nhash raw\n' "$PT" >epm.scn
+both epm epm.scn
+ok "40 epoll instances: fork snapshots fall back, saying why" \
+	grep -q "unavailable (the target has more epoll instances or entries than the preload keeps" epm.f.err
 # A target that does not retry a poll() the fork request interrupted (as
 # OpenBSD netcat does not) ends in the snapshot and its child alike; the
 # child ends first here, and its end is the fork's doing, not the

@@ -34,6 +34,10 @@ for how in poll select epoll; do
 	is "$how: cmc replay reproduces a trace in two fresh processes" "$?" 0
 done
 ok "poll: fork snapshots were used" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" poll.fork.err
+# epoll too: each child gets an epoll instance of its own, watching its
+# fresh connection (preload/epoll.c), instead of falling back to replay
+ok "epoll: fork snapshots were used" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" epoll.fork.err
+not_ok "epoll: no fall back to replay" grep -q "fork snapshots unavailable" epoll.fork.err
 
 CMC_PROC_STATS=1 "$CMC" check --no-store --json --jobs 2 --exec fork poll.scn >poll.j2.json 2>poll.j2.err
 is "poll: --jobs 2 (a root per worker, on other ports) finds the same states" \

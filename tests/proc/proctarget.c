@@ -21,12 +21,14 @@
  * Arguments: --exit-at-start N (exit before reading anything),
  *            --pause (never read: blocks in pause()),
  *            --epoll (an event loop: wait for stdin in epoll_wait before
- *            each read, as servers do),
+ *            each read, retried on EINTR, as servers do),
+ *            --epoll-many N (N more epoll instances, never used),
  *            --poll-eintr (wait for stdin in poll() and exit 3 when it is
  *            interrupted, as OpenBSD netcat does; a process forked from
  *            the first exits at once, the first 100 ms later, so a fork
  *            snapshot's child is seen to end before the snapshot does).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -126,6 +128,12 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--poll-eintr"))
 			poll_eintr = true;
+		/* more epoll instances than the preload tracks for a fork
+		 * snapshot's child (preload/epoll.c): N more, idle */
+		if (!strcmp(argv[i], "--epoll-many") && i + 1 < argc)
+			for (int k = atoi(argv[i + 1]); k > 0; k--)
+				if (epoll_create1(0) < 0)
+					exit(3);
 		if (!strcmp(argv[i], "--epoll")) {
 			struct epoll_event ev = {.events = EPOLLIN};
 			ep = epoll_create1(EPOLL_CLOEXEC);
@@ -143,8 +151,10 @@ int main(int argc, char **argv)
 	for (;;) {
 		char c;
 		struct epoll_event ev;
-		if (ep >= 0 && len == 0 && epoll_wait(ep, &ev, 1, -1) < 0)
-			exit(3);
+		/* retried when a signal (a fork request) interrupts it */
+		while (ep >= 0 && len == 0 && epoll_wait(ep, &ev, 1, -1) < 0)
+			if (errno != EINTR)
+				exit(3);
 		struct pollfd pf = {.fd = 0, .events = POLLIN};
 		if (poll_eintr && len == 0 && poll(&pf, 1, -1) < 0) {
 			if (getpid() == first) {
