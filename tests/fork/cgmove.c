@@ -18,12 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "timing.h"
 
 /* The v1 hierarchy with the pids controller, from /proc/self/mounts. */
 static int pids_mount(char *out, size_t n)

@@ -11,18 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
+#include "timing.h"
 
 int main(int argc, char **argv)
 {
@@ -55,7 +44,7 @@ int main(int argc, char **argv)
 		t[i] = now() - t0;
 		close(in[0]), close(in[1]), close(out[0]), close(out[1]);
 	}
-	qsort(t, (size_t)n, sizeof *t, cmp);
+	qsort(t, (size_t)n, sizeof *t, cmp_double);
 	printf("%.1f\n", t[n / 2] * 1e6);
 	free(heap);
 	free(t);

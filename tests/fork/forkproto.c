@@ -29,20 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 static int ctl_fd = -1; /* the snapshot's end of the request socket */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* In the snapshot: take the child's channels, fork, put them in place in
  * the child, which answers with its pid and returns into the restarted
@@ -185,7 +174,7 @@ int main(int argc, char **argv)
 	}
 	kill(snap, SIGKILL);
 	waitpid(snap, NULL, 0);
-	qsort(t, (size_t)n, sizeof *t, cmp);
+	qsort(t, (size_t)n, sizeof *t, cmp_double);
 	printf("%.1f\n", t[n / 2] * 1e6);
 	free(heap);
 	free(copy);
