@@ -606,6 +606,16 @@ static bool timed_wait(const struct proc_target *t, uint32_t *wait_ms, uint32_t 
  */
 static enum proc_wait deliver_timeout(struct proc_target *t, unsigned timeout_ms, double *elapsed_s)
 {
+	/* Asleep first: a fork snapshot's child may still be on its way back
+	 * into the wait its fork request interrupted, and between that wait's
+	 * EINTR and the next one wait_ms reads 0 (detwait.c): the timeout
+	 * would be lost on a state that has one (seen once in CI). */
+	enum proc_wait w = proc_target_step(t, NULL, 0, timeout_ms, NULL);
+	if (w != PROC_QUIESCENT) {
+		if (elapsed_s)
+			*elapsed_s = 0;
+		return w;
+	}
 	uint32_t ms = 0, before = 0, now = 0;
 	if (timed_wait(t, &ms, &before) && ms && kill(t->pid, CMC_TICK_SIG) == 0) {
 		double deadline = eng_now() + timeout_ms / 1000.0;

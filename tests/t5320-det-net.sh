@@ -89,6 +89,15 @@ for e in replay fork; do
 	ok "timed wait as state ($e): shortest trace on, t, q" grep -q '"trace": \["on", "t", "q"\]' "arm.$e.json"
 done
 
+# A fork snapshot's child comes back into its timed wait only after the
+# EINTR the fork request left it, and here it takes its time about it
+# (--eintr-spin): a timeout operation sent to it at once found no timed
+# wait (wait_ms 0) and was lost, so [on, t] looked like [on].
+sed 's/--tick -1/--tick -1 --eintr-spin 20/' arm.scn >spin.scn
+"$CMC" check --no-store --json --jobs 1 --exec fork spin.scn >spin.json 2>spin.err
+is "a child slow back into its wait (fork): the tick after arming is found (exit 1)" "$?" 1
+ok "... shortest trace on, t, q" grep -q '"trace": \["on", "t", "q"\]' spin.json
+
 # Without the deterministic environment the addresses are the real ones
 # and the tick runs on real time: two runs of one trace part at once.
 # Each run starts a target of its own (the replay executor), so each holds

@@ -10,10 +10,12 @@
  * none) in a local variable, not in the record, and answers "TIMER MS":
  * the heap stays as it was, only the wait differs.
  *
- *   nettarget PORT [--poll|--select|--epoll] [--tick MS]
+ *   nettarget PORT [--poll|--select|--epoll] [--tick MS] [--eintr-spin N]
  * waits in the call named (default poll) with a timeout of MS (default 1)
  * milliseconds, -1 for none; a timeout bumps the tick count and stores
- * time(NULL).
+ * time(NULL).  --eintr-spin N: after a wait that a signal interrupted (a
+ * fork request), spin N million loop turns before waiting again, so that
+ * a snapshot's child is long out of its wait (t5320).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -61,10 +63,12 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	int how = W_POLL, ms = 1;
+	long spin = 0;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--select")) how = W_SELECT;
 		else if (!strcmp(argv[i], "--epoll")) how = W_EPOLL;
 		else if (!strcmp(argv[i], "--tick") && i + 1 < argc) ms = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--eintr-spin") && i + 1 < argc) spin = atol(argv[++i]) * 1000000;
 	}
 	struct rec *r = calloc(1, sizeof *r);
 	snprintf(r->told, sizeof r->told, "%s", argv[1]);
@@ -100,8 +104,11 @@ int main(int argc, char **argv)
 			r->now = (long long)time(NULL);
 			continue;
 		}
-		if (w < 0)
-			continue; /* EINTR (a fork request) */
+		if (w < 0) { /* EINTR (a fork request) */
+			for (volatile long k = 0; k < spin; k++)
+				;
+			continue;
+		}
 		ssize_t n = read(c, buf, sizeof buf - 1);
 		if (n <= 0)
 			return 0;
