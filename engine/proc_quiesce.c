@@ -403,6 +403,13 @@ static bool listening(struct proc_target *t)
 	return false;
 }
 
+bool proc_port_taken(struct proc_target *t)
+{
+	if (!t->port_taken && !t->connected && t->transport == PROC_TCP)
+		listening(t); /* once the target is gone, any listener is another's */
+	return t->port_taken;
+}
+
 static bool conn_drained(const struct inet_diag_msg *m, void *ctx)
 {
 	*(bool *)ctx = m->idiag_rqueue == 0 && m->idiag_inode != 0;

@@ -453,6 +453,9 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		proc_target_drain(t); /* what it wrote before it ended */
 		obs->fault = PROC_FAULT_START;
 		if (t->pid == 0) {
+			/* (one that could not bind its port ends this fast) */
+			*taken = sc->transport == PROC_TCP && proc_port_taken(t);
+			*port = t->port;
 			describe_end(t, obs, "during start-up");
 			said(t, obs);
 			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
@@ -470,7 +473,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	}
 
 	enum proc_wait w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
-	*taken = t->port_taken && !t->connected;
+	*taken = w != PROC_QUIESCENT && sc->transport == PROC_TCP && !t->connected && proc_port_taken(t);
 	*port = t->port;
 	if (w == PROC_QUIESCENT && sc->transport == PROC_TCP) {
 		t->in_fd = tcp_connect(t);

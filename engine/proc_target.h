@@ -109,6 +109,10 @@ struct proc_target {
 struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
 				      struct proc_obs *obs, double *spawn_s);
 void proc_target_kill(struct proc_target *t);
+/* tcp, not yet connected: does another program listen on the target's
+ * port (sets port_taken)?  Asked when the start-up failed: a target that
+ * could not bind may have ended before any look saw the other listener. */
+bool proc_port_taken(struct proc_target *t);
 /* The same, with the preload's snapshot server enabled (CMC_SNAP_FD): cmc's
  * end of the snapshot socket is t->snap_fd (proc_fork.c). */
 struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
