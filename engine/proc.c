@@ -265,6 +265,10 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 	uint16_t *tr = n ? eng_xmemdup(trace, n * sizeof *trace) : NULL;
 	int rc = 0;
 	bool any = false;
+	unsigned last_op = 0; /* the last enabled op: its apply may spend the state */
+	for (unsigned op = 0; op < p->sc->nops; op++)
+		if (enabled(p, op, only))
+			last_op = op;
 	for (unsigned op = 0; op < p->sc->nops; op++) {
 		if (!enabled(p, op, only))
 			continue;
@@ -277,10 +281,7 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 			}
 		}
 		proc_obs_reset(&p->obs);
-		bool last = true;
-		for (unsigned k = op + 1; last && k < p->sc->nops; k++)
-			last = !enabled(p, k, only);
-		if (p->x->ops->apply(p->x, op, last, &p->obs) < 0) {
+		if (p->x->ops->apply(p->x, op, op == last_op, &p->obs) < 0) {
 			snprintf(p->err, sizeof p->err, "%s: %s", p->sc->path, p->x->err);
 			rc = -1;
 			break;

@@ -342,14 +342,14 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	if (rc < 0 || rep.kind != CMC_SNAP_FORKED || rep.a <= 0) {
 		if (rc == 0 && rep.kind == CMC_SNAP_ERROR)
 			e = rep.a;
+		bool epoll_full = rc == 0 && rep.kind == CMC_SNAP_ERROR && rep.a == EOVERFLOW;
 		snprintf(f->x.err, sizeof f->x.err, "%s",
 			 proc_interrupted ? "interrupted"
-			 : rc == 0 && rep.kind == CMC_SNAP_ERROR && rep.a == EOVERFLOW
-				 ? "the target has more epoll instances or entries than the preload keeps "
-				   "for a snapshot's child (preload/epoll.c)"
-				 : "fork executor: the snapshot did not fork on request");
-		if (rc == 0 && rep.kind == CMC_SNAP_ERROR && rep.a == EOVERFLOW)
-			e = 0;
+			 : epoll_full ? "the target has more epoll instances or entries than the preload "
+					"keeps for a snapshot's child (preload/epoll.c)"
+				      : "fork executor: the snapshot did not fork on request");
+		if (epoll_full)
+			e = 0; /* said above */
 		if (!proc_interrupted && e)
 			snprintf(f->x.err + strlen(f->x.err), sizeof f->x.err - strlen(f->x.err), " (%s)",
 				 strerror(e));
@@ -949,8 +949,8 @@ static void keep_or_kill(struct forkx *f, struct snap *origin, struct proc_targe
 			f->x.st.peak = f->pl->n;
 		s = NULL;
 		t = NULL;
-	} else if (s && f->origin && f->origin != f->root)
-		f->unkept = true; /* a parent, if the search wants the successor */
+	} else if (s)
+		f->unkept = true; /* its origin a parent, if the search wants it */
 	pthread_mutex_unlock(&f->pl->mu);
 	if (s)
 		snap_free(s);
@@ -993,7 +993,7 @@ static bool spend_origin(struct forkx *f, unsigned op, struct proc_obs *obs)
 {
 	struct fork_pool *pl = f->pl;
 	struct snap *o = f->origin;
-	if (!o || o == f->root || o->t->pid <= 0 || o->t->snap_fd < 0 || o->t->out_fd < 0)
+	if (!o || o == f->root || o->t->pid <= 0)
 		return false;
 	pthread_mutex_lock(&pl->mu);
 	bool mine = !o->parent && !o->doomed && o->users == 1;

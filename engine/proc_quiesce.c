@@ -378,9 +378,9 @@ static bool tree_holds_socket(pid_t pid, uint32_t inode, int *budget)
  * the target's (nor a child's) is another program's: the port cmc chose
  * was free when it looked, and something bound it before the target did
  * (another cmc, any server).  Connecting to it would check someone else's
- * program, so it never counts; t->port_taken says so to the start-up,
- * which tries another port, and its inode is kept so that each later look
- * is one dump, not a walk through /proc.
+ * program, so it never counts; its inode, kept in t->foreign_inode, tells
+ * the start-up to try another port and makes each later look one dump,
+ * not a walk through /proc.
  */
 static bool listening(struct proc_target *t)
 {
@@ -391,12 +391,11 @@ static bool listening(struct proc_target *t)
 		struct port_listeners l = {.port = t->port};
 		diag_ask(&q, on_port, &l);
 		for (int i = 0; i < l.n; i++) {
-			if (l.inode[i] == t->foreign_inode && l.inode[i])
+			if (l.inode[i] == t->foreign_inode)
 				continue;
 			int budget = 64;
 			if (t->pid > 0 && tree_holds_socket(t->pid, l.inode[i], &budget))
 				return true;
-			t->port_taken = true;
 			t->foreign_inode = l.inode[i];
 		}
 	}
@@ -405,9 +404,9 @@ static bool listening(struct proc_target *t)
 
 bool proc_port_taken(struct proc_target *t)
 {
-	if (!t->port_taken && !t->connected && t->transport == PROC_TCP)
+	if (!t->foreign_inode && !t->connected && t->transport == PROC_TCP)
 		listening(t); /* once the target is gone, any listener is another's */
-	return t->port_taken;
+	return t->foreign_inode != 0;
 }
 
 static bool conn_drained(const struct inet_diag_msg *m, void *ctx)

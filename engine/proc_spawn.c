@@ -355,8 +355,7 @@ static int tcp_connect(struct proc_target *t)
 }
 
 static struct proc_target *start(const struct proc_scenario *sc, const char *preload,
-				 struct proc_obs *obs, double *spawn_s, bool snap, bool *taken,
-				 uint16_t *port)
+				 struct proc_obs *obs, double *spawn_s, bool snap, uint16_t *taken)
 {
 	double t0 = eng_now();
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
@@ -454,8 +453,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		obs->fault = PROC_FAULT_START;
 		if (t->pid == 0) {
 			/* (one that could not bind its port ends this fast) */
-			*taken = sc->transport == PROC_TCP && proc_port_taken(t);
-			*port = t->port;
+			*taken = sc->transport == PROC_TCP && proc_port_taken(t) ? t->port : 0;
 			describe_end(t, obs, "during start-up");
 			said(t, obs);
 			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
@@ -473,8 +471,8 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	}
 
 	enum proc_wait w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
-	*taken = w != PROC_QUIESCENT && sc->transport == PROC_TCP && !t->connected && proc_port_taken(t);
-	*port = t->port;
+	*taken = w != PROC_QUIESCENT && sc->transport == PROC_TCP && !t->connected && proc_port_taken(t)
+			 ? t->port : 0;
 	if (w == PROC_QUIESCENT && sc->transport == PROC_TCP) {
 		t->in_fd = tcp_connect(t);
 		if (t->in_fd < 0) {
@@ -510,7 +508,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 				snprintf(obs->fault_msg, sizeof obs->fault_msg,
 					 "%s: target never listened on 127.0.0.1:%u within %u ms%s", sc->exe,
 					 t->port, sc->timeout_ms,
-					 t->port_taken ? " (another program listens there)" : "");
+					 t->foreign_inode ? " (another program listens there)" : "");
 			} else
 				snprintf(obs->fault_msg, sizeof obs->fault_msg,
 					 "%s: target did not become quiescent (blocked reading its input) "
@@ -559,13 +557,12 @@ static struct proc_target *start_tcp_retry(const struct proc_scenario *sc, const
 					   struct proc_obs *obs, double *spawn_s, bool snap)
 {
 	for (int attempt = 1;; attempt++) {
-		bool taken = false;
-		uint16_t port = 0;
-		struct proc_target *t = start(sc, preload, obs, spawn_s, snap, &taken, &port);
+		uint16_t taken = 0; /* the port another program took, or 0 */
+		struct proc_target *t = start(sc, preload, obs, spawn_s, snap, &taken);
 		if (t || !taken || attempt == 3 || proc_interrupted)
 			return t;
 		fprintf(stderr, "cmc: %s: another program took port %u before the target could listen "
-			"there: starting it again on another port\n", sc->path, port);
+			"there: starting it again on another port\n", sc->path, taken);
 		proc_obs_reset(obs);
 	}
 }

@@ -83,8 +83,8 @@ struct proc_target {
 	bool exited, signaled;
 	int status;             /* waitpid status once reaped */
 	uint16_t port, client_port; /* tcp: the target's port and ours */
-	bool port_taken;        /* tcp: another program listens on port (proc_quiesce.c) */
-	uint32_t foreign_inode; /* ... its socket's inode */
+	uint32_t foreign_inode; /* tcp: non-zero once another program was seen listening
+				   on port: its socket's inode (proc_quiesce.c) */
 	uint64_t load_base;     /* for PIE ranges */
 	bool base_known;
 	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
@@ -110,8 +110,8 @@ struct proc_target *proc_target_start(const struct proc_scenario *sc, const char
 				      struct proc_obs *obs, double *spawn_s);
 void proc_target_kill(struct proc_target *t);
 /* tcp, not yet connected: does another program listen on the target's
- * port (sets port_taken)?  Asked when the start-up failed: a target that
- * could not bind may have ended before any look saw the other listener. */
+ * port (sets foreign_inode)?  Asked when the start-up failed: a target
+ * that could not bind may have ended before any look saw the other one. */
 bool proc_port_taken(struct proc_target *t);
 /* The same, with the preload's snapshot server enabled (CMC_SNAP_FD): cmc's
  * end of the snapshot socket is t->snap_fd (proc_fork.c). */
@@ -191,6 +191,5 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 
 /* Record decoder: feed bytes read from the channel. */
 void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n);
-
 
 #endif
