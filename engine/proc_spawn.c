@@ -116,8 +116,8 @@ static char *fmt(const char *f, ...)
 }
 
 /* The target's whole environment: fixed, so runs repeat. */
-static char **build_env(const struct proc_scenario *sc, const char *preload, bool snap, uint16_t port,
-			size_t *n, bool *det)
+static char **build_env(const struct proc_scenario *sc, const char *preload, uint16_t port, size_t *n,
+			bool *det)
 {
 	char **env = eng_xcalloc(16 + sc->nenv, sizeof(char *));
 	size_t k = 0;
@@ -135,12 +135,11 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, boo
 		env[k++] = eng_xstrdup("CMC_LINEBUF=1");
 	if (sc->exit_live)
 		env[k++] = eng_xstrdup("CMC_EXIT_LIVE=1");
-	if (snap) {
+	/* Under either executor (cmc_region.h section 5): the environment,
+	 * and so the stack the kernel lays out from it, is one thing
+	 * whichever executor runs the target and whatever cmc's pid. */
+	if (preload && *preload)
 		env[k++] = fmt("%s=%d", CMC_ENV_SNAP_FD, CMC_SNAP_FD_DEFAULT);
-		/* fixed width: the environment, and so the stack below it, is
-		 * laid out the same whatever cmc's pid */
-		env[k++] = fmt("%s=%010d", CMC_ENV_SNAP_PARENT, (int)getpid());
-	}
 	/* Deterministic time, randomness and pid (preload/detenv.c) unless
 	 * the scenario says otherwise with an env line. */
 	bool det_set = false;
@@ -389,10 +388,14 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		eng_die("pipe: %s", strerror(errno));
 	size_t nenv;
 	bool det;
-	char **env = build_env(sc, preload, snap, t->port, &nenv, &det);
+	char **env = build_env(sc, preload, t->port, &nenv, &det);
 	char **av = build_argv(sc, det && t->port ? CMC_NET_PORT : t->port);
+	/* The snapshot socket is there under either executor, so the
+	 * target's descriptors are the same, and its READY is sent alike
+	 * (a send that failed would leave other bytes on its stack); the
+	 * replay executor holds its end and never reads it. */
 	int sp[2] = {-1, -1};
-	if (snap && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
 
 	t->jail = proc_jail_new(sc);

@@ -238,20 +238,19 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 /*
  * CMC_SNAP_FD        decimal fd of the snapshot socket: one end of an
  *                    AF_UNIX SOCK_SEQPACKET pair whose other end cmc holds.
- *                    Set only by the fork executor (conventionally to
- *                    CMC_SNAP_FD_DEFAULT, far above the fds a target opens, so
- *                    the target's own fd numbers are the same under either
- *                    executor).  Unset: no snapshot server.
- * CMC_SNAP_PARENT    decimal pid of cmc: only a process whose parent it is
- *                    (the target, through any exec chain) serves snapshots; a
- *                    program the target starts inherits the socket and the
- *                    environment, and closes the socket instead.
+ *                    Set, to CMC_SNAP_FD_DEFAULT (far above the fds a target
+ *                    opens), and the socket made, under either executor, so
+ *                    the target's environment, stack and descriptors are the
+ *                    same whichever runs it; only the fork executor ever
+ *                    sends on it.  Only the process whose parent made the
+ *                    pair (SO_PEERCRED: cmc) serves snapshots; a program the
+ *                    target starts inherits the socket and the environment,
+ *                    and closes the socket instead.  Unset: no server.
  * CMC_DETERMINISTIC  "1": preload/detenv.c makes time, randomness and the
  *                    pid the target sees deterministic (cmc sets it unless the
  *                    scenario sets it otherwise); unset or "0": off.
  */
 #define CMC_ENV_SNAP_FD "CMC_SNAP_FD"
-#define CMC_ENV_SNAP_PARENT "CMC_SNAP_PARENT"
 #define CMC_ENV_DETERMINISTIC "CMC_DETERMINISTIC"
 
 /*

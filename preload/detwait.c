@@ -57,8 +57,9 @@ __attribute__((constructor)) static void pl_detwait_init(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_tick;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK; /* sigstack.c says why */
 	sigfillset(&sa.sa_mask);
+	pl_sigstack_install();
 	sigaction(CMC_TICK_SIG, &sa, NULL);
 }
 
@@ -133,7 +134,7 @@ static void no_events(struct pollfd *fds, nfds_t n)
 		fds[i].revents = 0;
 }
 
-PL_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
+static int poll_once(struct pollfd *fds, nfds_t n, int ms)
 {
 	if (!pl_det_on() || ms <= 0 || !poll_fds(fds, n))
 		return (int)syscall(SYS_poll, fds, n, ms);
@@ -150,7 +151,7 @@ PL_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
 	return r;
 }
 
-PL_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+static int ppoll_once(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
 {
 	if (!pl_det_on() || !ts || !(ts->tv_sec > 0 || ts->tv_nsec > 0) || !poll_fds(fds, n)) {
 		/* (the kernel writes the time left back: a copy, as glibc does) */
@@ -209,7 +210,7 @@ static void clear_sets(fd_set *r, fd_set *w, fd_set *e)
 	if (e) FD_ZERO(e);
 }
 
-PL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+static int select_once(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
 {
 	struct sets s;
 	if (!pl_det_on() || !tv || !(tv->tv_sec > 0 || tv->tv_usec > 0) || !save_sets(nfds, r, w, e, &s))
@@ -234,7 +235,7 @@ PL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *
 	return n;
 }
 
-PL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+static int pselect_once(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
 		      const sigset_t *mask)
 {
 	struct sets s;
@@ -267,7 +268,7 @@ PL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct ti
 
 /* ---- epoll ------------------------------------------------------------- */
 
-PL_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
+static int epoll_wait_once(int ep, struct epoll_event *ev, int max, int ms)
 {
 	if (!pl_det_on() || ms <= 0)
 		return (int)syscall(SYS_epoll_wait, ep, ev, max, ms);
@@ -280,7 +281,7 @@ PL_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
 	return ended(syscall(SYS_epoll_wait, ep, ev, max, -1), ms);
 }
 
-PL_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *mask)
+static int epoll_pwait_once(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *mask)
 {
 	if (!pl_det_on() || ms <= 0)
 		return (int)syscall(SYS_epoll_pwait, ep, ev, max, ms, mask, KSIGSET);
@@ -292,4 +293,56 @@ PL_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const
 	sigset_t copy;
 	waiting(ms);
 	return ended(syscall(SYS_epoll_pwait, ep, ev, max, -1, unblock_tick(mask, &copy), KSIGSET), ms);
+}
+
+/* ---- resumed after a fork request -------------------------------------- */
+
+/*
+ * A fork request (snap.c) is a signal, and these calls are never restarted
+ * by the kernel after a handler ran: they fail with EINTR, which a replayed
+ * process never sees.  An event loop would then go round once more (and
+ * read the clock once more) in a snapshot's child and not under replay;
+ * one that does not retry would end.  So a call the request interrupted is
+ * made again, as if it had never returned.  (An EINTR that another signal
+ * caused at the same moment is swallowed with it: its handler has run.)
+ */
+#define RESUMED(call)                                                                \
+	do {                                                                         \
+		for (;;) {                                                           \
+			unsigned before_ = pl_snap_requests();                       \
+			int r_ = (call);                                             \
+			if (!(r_ < 0 && errno == EINTR && pl_snap_requests() != before_)) \
+				return r_;                                           \
+		}                                                                    \
+	} while (0)
+
+PL_EXPORT int poll(struct pollfd *fds, nfds_t n, int ms)
+{
+	RESUMED(poll_once(fds, n, ms));
+}
+
+PL_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+	RESUMED(ppoll_once(fds, n, ts, mask));
+}
+
+PL_EXPORT int select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)
+{
+	RESUMED(select_once(nfds, r, w, e, tv));
+}
+
+PL_EXPORT int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e, const struct timespec *ts,
+		      const sigset_t *mask)
+{
+	RESUMED(pselect_once(nfds, r, w, e, ts, mask));
+}
+
+PL_EXPORT int epoll_wait(int ep, struct epoll_event *ev, int max, int ms)
+{
+	RESUMED(epoll_wait_once(ep, ev, max, ms));
+}
+
+PL_EXPORT int epoll_pwait(int ep, struct epoll_event *ev, int max, int ms, const sigset_t *mask)
+{
+	RESUMED(epoll_pwait_once(ep, ev, max, ms, mask));
 }

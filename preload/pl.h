@@ -59,6 +59,15 @@ _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m);
 void pl_epoll_rebuild(void);
 bool pl_epoll_overflowed(void);
 
+/* sigstack.c: put cmc's signal handlers on the preload's own alternate
+ * stack (idempotent). */
+void pl_sigstack_install(void);
+
+/* snap.c: how many fork requests this process has served; a wait that
+ * returns EINTR while it moved was interrupted by one, and is resumed
+ * (detwait.c), as a replayed process never sees it. */
+unsigned pl_snap_requests(void);
+
 /* Little-endian fields of the records the preload writes (cmc_region.h). */
 static inline void pl_put_le32(uint8_t *p, uint32_t v)
 {

@@ -13,7 +13,11 @@
  * it runs) forks inside the handler and returns.  The interrupted call is
  * restarted by the kernel with the same arguments, so in the child a read on
  * fd 0 now reads the new pipe dup2'd onto fd 0 (poll/select/epoll_wait are
- * never restarted: they return EINTR, which event loops retry).  Measured
+ * never restarted by the kernel: detwait.c's wrappers resume them, so the
+ * program never sees the EINTR).  The handler runs on the preload's own
+ * alternate stack (sigstack.c), so the program's stack holds no signal
+ * frame a replayed process would not have: taking a snapshot is invisible
+ * to the program.  Measured
  * here: a fork request costs ~60-100 us from cmc's kill() to the FORKED
  * reply for a small target, against ~500 us for a fresh exec.
  *
@@ -253,16 +257,48 @@ static void serve(void)
 	/* else the child answers */
 }
 
+/* Fork requests served, for the waits that one interrupted (detwait.c). */
+static volatile sig_atomic_t requests;
+
+unsigned pl_snap_requests(void)
+{
+	return (unsigned)requests;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	/* Only cmc (our parent, for every snapshot) may ask. */
-	if (si->si_code == SI_USER && si->si_pid == (pid_t)sys(SYS_getppid, 0, 0, 0, 0, 0))
+	if (si->si_code == SI_USER && si->si_pid == (pid_t)sys(SYS_getppid, 0, 0, 0, 0, 0)) {
+		requests++;
 		serve();
+	}
 	errno = saved;
 }
 
+/*
+ * The constructor runs on the program's own stack, and what it handles
+ * differs on every run (cmc's pid in the socket's credentials, the
+ * target's in READY): copies of them, in its frames and the calls'
+ * below, would be there for the program to find in an uninitialised
+ * local.  So its frames are wiped when it is done: a frame as deep as
+ * theirs, zeroed, from the same place.
+ */
+static __attribute__((noinline)) void scrub(void)
+{
+	unsigned char below[8192];
+	explicit_bzero(below, sizeof below);
+}
+
+static void serve_init(void);
+
 __attribute__((constructor)) static void pl_snap_init(void)
+{
+	serve_init();
+	scrub();
+}
+
+static __attribute__((noinline)) void serve_init(void)
 {
 	char v[24];
 	if (pl_env(CMC_ENV_SNAP_FD, v, sizeof v) != 1 || !v[0])
@@ -280,13 +316,16 @@ __attribute__((constructor)) static void pl_snap_init(void)
 	}
 	/* A program the target started (a shell's command) has the socket and
 	 * the environment too, but the snapshots are the target's: its READY
-	 * would reach cmc as the answer to a fork request.  (Raw getppid:
-	 * detenv.c may report another.) */
-	long parent = 0;
-	if (pl_env(CMC_ENV_SNAP_PARENT, v, sizeof v) == 1)
-		for (const char *p = v; *p >= '0' && *p <= '9' && parent < 100000000; p++)
-			parent = parent * 10 + (*p - '0');
-	if (parent > 0 && sys(SYS_getppid, 0, 0, 0, 0, 0) != parent) {
+	 * would reach cmc as the answer to a fork request.  The socket's peer
+	 * is the process that made the pair, cmc: only its child serves, and
+	 * any other closes the socket, under either executor alike.  (Raw
+	 * getppid: detenv.c may report another.  Not in the environment,
+	 * which must not depend on cmc's pid.) */
+	struct ucred cred;
+	socklen_t cl = sizeof cred;
+	bool ours = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
+		    (long)cred.pid == sys(SYS_getppid, 0, 0, 0, 0, 0);
+	if (!ours) {
 		close(fd);
 		return;
 	}
@@ -297,8 +336,9 @@ __attribute__((constructor)) static void pl_snap_init(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK; /* sigstack.c says why */
 	sigfillset(&sa.sa_mask);
+	pl_sigstack_install();
 	if (sigaction(CMC_SNAP_SIG, &sa, NULL) < 0) {
 		snap_fd = -1;
 		return;

@@ -16,6 +16,12 @@
  *   exit N     exits with status N
  *   alloc N    malloc(N) and touch it    -> OK
  *   cgroup     its jail's cgroup path        -> CG v2|pids /path (or CG none)
+ *   env        keep a heap copy of the environment's strings and of the
+ *              address of a local variable (as shells and interpreters
+ *              do)                       -> OK
+ *   stack      keep a heap copy of 16 KiB of stack below the caller, never
+ *              written by this call (as padding and scratch reach the heap
+ *              in real programs)         -> OK
  *   anything else                        -> ERR
  *
  * Arguments: --exit-at-start N (exit before reading anything),
@@ -23,6 +29,11 @@
  *            --epoll (an event loop: wait for stdin in epoll_wait before
  *            each read, retried on EINTR, as servers do),
  *            --epoll-many N (N more epoll instances, never used),
+ *            --epoll-ms N (the epoll wait's timeout, default -1; every
+ *            return from it counts in the global `wakeups`),
+ *            --altstack (an alternate signal stack of its own, the global
+ *            `altarea`, as programs with stack-overflow handlers have; the
+ *            command `altq` answers ALT ok while sigaltstack() reports it),
  *            --poll-eintr (wait for stdin in poll() and exit 3 when it is
  *            interrupted, as OpenBSD netcat does; a process forked from
  *            the first exits at once, the first 100 ms later, so a fork
@@ -41,6 +52,48 @@
 #include <unistd.h>
 
 unsigned long counter;
+unsigned long wakeups;
+
+static void say(const char *s);
+
+/* What `stack` copies: the bytes below the caller's frame, as earlier
+ * calls (and anything else that ran on this stack) left them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized" /* the point of it */
+static __attribute__((noinline)) void keep_stack(void)
+{
+	volatile unsigned char scratch[16384];
+	unsigned char *p = malloc(sizeof scratch);
+	if (!p)
+		exit(1);
+	for (size_t i = 0; i < sizeof scratch; i++)
+		p[i] = scratch[i];
+	if (getenv("PT_SUM")) {
+		unsigned long h = 0; size_t nz = 0;
+		for (size_t i = 0; i < sizeof scratch; i++) { h = h * 31 + p[i]; nz += p[i] != 0; }
+		char b[64]; snprintf(b, sizeof b, "SUM %lx %zu\n", h, nz); say(b);
+	}
+}
+#pragma GCC diagnostic pop
+
+extern char **environ;
+
+unsigned char altarea[65536];
+
+static __attribute__((noinline)) void keep_env(void)
+{
+	int local = 0;
+	size_t n = sizeof(void *);
+	for (char **e = environ; *e; e++)
+		n += strlen(*e) + 1;
+	char *p = malloc(n), *d = p + sizeof(void *);
+	if (!p)
+		exit(1);
+	void *where = (void *)&local;
+	memcpy(p, &where, sizeof where);
+	for (char **e = environ; *e; e++)
+		d = stpcpy(d, *e) + 1;
+}
 
 static void say(const char *s)
 {
@@ -109,6 +162,17 @@ static void command(const char *line)
 		if (f)
 			fclose(f);
 		say(buf);
+	} else if (!strcmp(line, "env")) {
+		keep_env();
+		say("OK\n");
+	} else if (!strcmp(line, "stack")) {
+		keep_stack();
+		say("OK\n");
+	} else if (!strcmp(line, "altq")) {
+		stack_t o;
+		bool mine = sigaltstack(NULL, &o) == 0 && o.ss_sp == (void *)altarea &&
+			    o.ss_size == sizeof altarea && !(o.ss_flags & SS_DISABLE);
+		say(mine ? "ALT ok\n" : "ALT lost\n");
 	} else if (!strncmp(line, "alloc ", 6)) {
 		size_t n = strtoul(line + 6, NULL, 10);
 		char *p = malloc(n);
@@ -125,6 +189,7 @@ int main(int argc, char **argv)
 	int ep = -1;
 	pid_t first = getpid();
 	bool poll_eintr = false;
+	int epoll_ms = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--poll-eintr"))
 			poll_eintr = true;
@@ -134,6 +199,13 @@ int main(int argc, char **argv)
 			for (int k = atoi(argv[i + 1]); k > 0; k--)
 				if (epoll_create1(0) < 0)
 					exit(3);
+		if (!strcmp(argv[i], "--altstack")) {
+			stack_t ss = {.ss_sp = altarea, .ss_size = sizeof altarea};
+			if (sigaltstack(&ss, NULL) < 0)
+				exit(3);
+		}
+		if (!strcmp(argv[i], "--epoll-ms") && i + 1 < argc)
+			epoll_ms = atoi(argv[i + 1]);
 		if (!strcmp(argv[i], "--epoll")) {
 			struct epoll_event ev = {.events = EPOLLIN};
 			ep = epoll_create1(EPOLL_CLOEXEC);
@@ -152,9 +224,12 @@ int main(int argc, char **argv)
 		char c;
 		struct epoll_event ev;
 		/* retried when a signal (a fork request) interrupts it */
-		while (ep >= 0 && len == 0 && epoll_wait(ep, &ev, 1, -1) < 0)
-			if (errno != EINTR)
+		for (int n = 0; ep >= 0 && len == 0 && n <= 0;) {
+			n = epoll_wait(ep, &ev, 1, epoll_ms);
+			wakeups++;
+			if (n < 0 && errno != EINTR)
 				exit(3);
+		}
 		struct pollfd pf = {.fd = 0, .events = POLLIN};
 		if (poll_eintr && len == 0 && poll(&pf, 1, -1) < 0) {
 			if (getpid() == first) {
