@@ -470,10 +470,52 @@ static bool asleep_waiting(struct proc_target *t, bool yield, long *nr)
 	return sys_line(t, b, sizeof b, &nr2, &a02) && strcmp(a, b) == 0;
 }
 
+/*
+ * The target's context switches so far (voluntary and not), from
+ * /proc/PID/status; UINT64_MAX when unreadable.  Each time it runs and
+ * stops running again one of them moves.
+ */
+static uint64_t switches(const struct proc_target *t)
+{
+	int fd = proc_open_pid(t->pid, "status");
+	char buf[4096];
+	ssize_t r = fd >= 0 ? pread_all(fd, buf, sizeof buf) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (r <= 0)
+		return UINT64_MAX;
+	uint64_t n = 0;
+	for (const char *p = buf; (p = strstr(p, "ctxt_switches:")); p += 14)
+		n += strtoull(p + 14, NULL, 10);
+	return n;
+}
+
+/*
+ * After an eof operation the input counts as consumed at once (nothing
+ * more comes), and a target asleep in read(0) looks exactly like one that
+ * has read its end and gone back to sleep in another call.  Closing the
+ * input wakes it, though not always at once: a process another worker is
+ * starting holds a copy of the pipe's write end from its fork to its exec,
+ * and the end of file comes only then.  Until the target has run since
+ * the input closed (a context switch more than then), it has not seen the
+ * end, and is not quiescent; once it has run and sleeps again in a
+ * waiting call, it has: it exited, or it waits for something else.
+ */
+static bool saw_eof(struct proc_target *t)
+{
+	if (!t->eof_unseen)
+		return true;
+	uint64_t n = switches(t);
+	if (n == t->eof_switches && n != UINT64_MAX)
+		return false;
+	t->eof_unseen = false;
+	return true;
+}
+
 static bool quiescent(struct proc_target *t)
 {
 	long nr;
-	if (!input_consumed(t) || !asleep_waiting(t, false, &nr))
+	if (!input_consumed(t) || !asleep_waiting(t, false, &nr) || !saw_eof(t))
 		return false;
 	/* connected but not yet accepted (after eof: waiting for the next) */
 	return !(t->transport == PROC_TCP && t->connected && !t->input_closed &&
@@ -640,6 +682,8 @@ enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, u
 	if (!op->eof)
 		return proc_target_step(t, op->bytes, op->len, timeout_ms, elapsed_s);
 	if (!t->input_closed && t->in_fd >= 0) {
+		t->eof_switches = switches(t);
+		t->eof_unseen = true;
 		if (t->transport == PROC_TCP) {
 			shutdown(t->in_fd, SHUT_WR); /* replies still come back on it */
 		} else {

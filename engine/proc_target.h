@@ -90,6 +90,9 @@ struct proc_target {
 	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
 	bool input_closed;      /* an eof operation closed the input: stdin's pipe
 	                           (in_fd -1), or tcp's sending side (shutdown) */
+	bool eof_unseen;        /* ... and the target has not run since: it cannot
+	                           have seen the end yet (proc_quiesce.c) */
+	uint64_t eof_switches;  /* its context switches when the input closed */
 	bool preload_on;        /* the preload was put in LD_PRELOAD */
 	enum proc_transport transport;
 	const struct proc_scenario *sc;
