@@ -86,6 +86,12 @@ typedef struct eng_obs {
  * `state` is copied by the engine before the callback returns.
  * `violation`, when non-NULL, is an assertion that failed inside the action
  * (or a built-in process property such as a crash); `property` names it.
+ * It is the frontend's verdict on this transition, so the search judges it
+ * on every transition it is given, whether the successor is new, was seen
+ * before, or lies past the state bound; the process frontend reports here
+ * everything it judges (reply, exit status, crash and faults, allocator
+ * status, leaks, plugins), as each reads this operation's observation or
+ * the path taken, which differ between transitions into the same state.
  */
 typedef struct eng_succ {
 	const char *label;
@@ -122,7 +128,11 @@ struct eng_frontend_ops {
 	 * the engine filters next() by label. */
 	int (*apply)(eng_frontend *fe, const void *state, size_t len, const char *label,
 		     eng_succ_fn fn, void *ctx);
-	/* Check the state invariants of a newly found state; may be NULL. */
+	/* Check the state invariants of a newly found state; may be NULL.
+	 * Called once per state, when it is new: what it reports must be a
+	 * function of what the fingerprint identifies (a model's state bytes),
+	 * never of the transition that reached it, which goes in eng_succ's
+	 * property/violation instead. */
 	void (*check)(eng_frontend *fe, const void *state, size_t len, const eng_obs *obs,
 		      eng_bad_fn bad, void *ctx);
 	/* Labels of the actions this frontend can take (for menus); may be NULL. */
@@ -213,12 +223,29 @@ typedef struct eng_stats {
 	bool out_of_memory;        /* visited set could not grow */
 } eng_stats;
 
+/*
+ * A violation belongs to a transition (from --label--> to) or, for a
+ * deadlock or an initial state, to a state; a state invariant (check())
+ * names the transition that found its state.  Its trace is the shortest
+ * trace to `from` followed by `label`: when `to` was seen before, its own
+ * shortest trace may be another, shorter one that never takes the
+ * violating step.
+ */
 typedef struct eng_violation {
 	const char *property;      /* "invariant:TypeOK", "deadlock", "assert", ... */
 	const char *message;
-	uint32_t state;            /* state id where it holds (ENG_NO_STATE: none) */
-	const eng_trace *trace;    /* shortest trace known to reach it; NULL when
-				    * the frontend could not reproduce it */
+	uint32_t state;            /* state id where it holds: the transition's
+				    * target, or its source when the step
+				    * produced no state the search kept (an
+				    * action that failed, a successor past
+				    * the state bound); ENG_NO_STATE: none */
+	const eng_trace *trace;    /* the trace described above; NULL when the
+				    * frontend could not reproduce it */
+	uint32_t from;             /* the transition's source; ENG_NO_STATE when
+				    * the violation is a state's (deadlock,
+				    * an initial state) or a random walk's */
+	const char *label;         /* the transition's label (NULL: from is none) */
+	uint32_t to;               /* its target (ENG_NO_STATE: none kept) */
 } eng_violation;
 
 typedef struct eng_state_info {

@@ -506,7 +506,7 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 	if (go)
 		count_dups(s, sl->dups_tail);
 	if (sl->nsucc == 0 && s->o.check_deadlock && !s->fe->deadlock_ok)
-		eng__add_pending(s, sl->id, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
+		eng__add_pending(s, sl->id, ENG_NO_STATE, NULL, (eng_fp){0, 0}, "deadlock", "no action is enabled");
 	eng__flush_pending(s);
 	return !s->stop && !s->failed;
 }

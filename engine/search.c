@@ -133,7 +133,7 @@ void eng__tick(eng_search *s)
 }
 
 void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
-		      const char *property, const char *message)
+		      eng_fp fp, const char *property, const char *message)
 {
 	if (s->npend == s->pend_cap) {
 		s->pend_cap = s->pend_cap ? 2 * s->pend_cap : 8;
@@ -143,6 +143,7 @@ void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char
 	p->state = state;
 	p->parent = parent;
 	p->label = label ? eng_xstrdup(label) : NULL;
+	p->fp = fp;
 	p->property = eng_xstrdup(property ? property : "assert");
 	p->message = eng_xstrdup(message ? message : "");
 }
@@ -158,23 +159,29 @@ void eng__flush_pending(eng_search *s)
 	}
 	for (size_t i = 0; i < report; i++) {
 		struct pending *p = &s->pend[i];
+		/* A transition's trace is the one to its source and its own
+		 * step, not the one to its target: a target seen before may
+		 * have a shorter trace that does not take this transition. */
+		bool step = p->parent != ENG_NO_STATE && p->label;
 		eng_trace *t = NULL;
-		if (p->state != ENG_NO_STATE) {
-			t = eng_search_trace(s, p->state);
-		} else if (p->parent != ENG_NO_STATE) {
+		if (step) {
 			t = eng_search_trace(s, p->parent);
+		} else if (p->state != ENG_NO_STATE) {
+			t = eng_search_trace(s, p->state);
 		} else {
 			t = eng_xcalloc(1, sizeof *t);
 		}
-		if (t && p->label) { /* the failing action itself is the last step */
+		if (t && step) {
 			t->labels = eng_xrealloc(t->labels, (t->len + 1) * sizeof *t->labels);
 			t->fps = eng_xrealloc(t->fps, (t->len + 1) * sizeof *t->fps);
 			t->labels[t->len] = eng_xstrdup(p->label);
-			t->fps[t->len] = (eng_fp){0, 0};
+			t->fps[t->len] = p->fp;
 			t->len++;
 		}
 		eng_violation v = {p->property, p->message,
-				   p->state != ENG_NO_STATE ? p->state : p->parent, t};
+				   p->state != ENG_NO_STATE ? p->state : p->parent, t,
+				   step ? p->parent : ENG_NO_STATE, step ? p->label : NULL,
+				   step ? p->state : ENG_NO_STATE};
 		s->st.violations++;
 		for (size_t k = 0; k < s->nls; k++)
 			if (s->ls[k].on_violation)
@@ -189,9 +196,13 @@ void eng__flush_pending(eng_search *s)
 	s->npend = 0;
 }
 
+/* The transition being judged: from --label--> id (from ENG_NO_STATE: id
+ * is an initial state). */
 struct check_ctx {
 	eng_search *s;
-	uint32_t id;
+	uint32_t id, from;
+	const char *label;
+	eng_fp fp;
 	bool bad;
 };
 
@@ -199,7 +210,7 @@ static void on_bad(void *ctx, const char *property, const char *message)
 {
 	struct check_ctx *c = ctx;
 	c->bad = true;
-	eng__add_pending(c->s, c->id, ENG_NO_STATE, NULL, property, message);
+	eng__add_pending(c->s, c->id, c->from, c->label, c->fp, property, message);
 }
 
 static void count_obs(eng_search *s, const eng_obs *obs)
@@ -246,6 +257,18 @@ static void edge_add(eng_search *s, uint32_t to, const eng_succ *x, bool fresh)
 	s->edges[s->nedges++] = (eng_edge){to, fresh, x->label, x->obs};
 }
 
+/*
+ * What is judged where (cmc.h, eng_succ and check()): the frontend's own
+ * verdict on a successor (x->property, x->violation) is about the
+ * transition that produced it (process mode: the reply to this operation,
+ * how the target ended after it, a fault, the allocator's status and a
+ * plugin's look at the trace, all from this transition's observation), so
+ * it is judged on every transition, into a new state or one seen before,
+ * and even past the state bound.  check() is a function of the state bytes
+ * the fingerprint identifies (a model's invariants), so it is judged once,
+ * when the state is new: judging it again would find the same verdict on
+ * the same bytes.
+ */
 bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known)
 {
 	/* edges out of another state go first: on_edges() sees them before
@@ -258,7 +281,8 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 
 	if (!x->state) { /* an action failed and produced no state */
 		if (x->violation || x->property)
-			eng__add_pending(s, ENG_NO_STATE, from, x->label, x->property, x->violation);
+			eng__add_pending(s, ENG_NO_STATE, from, x->label, (eng_fp){0, 0},
+					 x->property, x->violation);
 		return !s->stop && (s->o.keep_going || s->npend == 0);
 	}
 
@@ -272,7 +296,11 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 			s->st.bounded = true;
 			if (x->wanted)
 				*x->wanted = false;
-			return true; /* counted as generated, not admitted */
+			/* counted as generated, not admitted, but judged */
+			if (x->violation || x->property)
+				eng__add_pending(s, ENG_NO_STATE, from, x->label, x->fp, x->property,
+						 x->violation);
+			return s->o.keep_going || s->npend == 0;
 		}
 	} else {
 		id = fpset_put(s->set, x->fp, from, &fresh);
@@ -291,13 +319,13 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 	}
 	s->last_id = id;
 
+	struct check_ctx c = {s, id, from, x->label, x->fp, false};
+	if (x->violation || x->property)
+		on_bad(&c, x->property, x->violation);
 	if (fresh) {
 		if (depth > s->st.depth)
 			s->st.depth = depth;
 		count_obs(s, x->obs);
-		struct check_ctx c = {s, id, false};
-		if (x->violation || x->property)
-			on_bad(&c, x->property, x->violation);
 		if (s->fe->ops->check)
 			s->fe->ops->check(s->fe, x->state, x->state_len, x->obs, on_bad, &c);
 		eng_state_info info = {id,	  from,		 x->label, depth, x->fp,
@@ -367,7 +395,8 @@ static bool flush_batch(eng_search *s)
 	for (size_t i = 0; i < n && go; i++) {
 		struct batched *b = &s->batch[i];
 		if (b->deadlock) {
-			eng__add_pending(s, b->from, ENG_NO_STATE, NULL, "deadlock", "no action is enabled");
+			eng__add_pending(s, b->from, ENG_NO_STATE, NULL, (eng_fp){0, 0}, "deadlock",
+					 "no action is enabled");
 			go = s->o.keep_going;
 			continue;
 		}

@@ -15,10 +15,19 @@
 
 #define MAX_LISTENERS 8
 
+/*
+ * A violation found while a frontend produced successors, reported when it
+ * returns (eng__flush_pending()).  A transition's violation names the
+ * transition: from --label--> state (state ENG_NO_STATE when the action
+ * produced none: an action that failed); its trace is the shortest trace to
+ * `from` plus `label`, whether or not `state` was new.  A state's violation
+ * (deadlock) has no label and its trace is the shortest one to `state`.
+ */
 struct pending {
 	uint32_t state;   /* where it holds; ENG_NO_STATE when no state exists */
-	uint32_t parent;  /* for an action failure: the state the action ran in */
-	char *label;      /* for an action failure: the action */
+	uint32_t parent;  /* the transition's source (ENG_NO_STATE: none) */
+	char *label;      /* the transition's label, or NULL */
+	eng_fp fp;        /* the fingerprint `label` reached (zero: none) */
 	char *property;
 	char *message;
 };
@@ -91,7 +100,7 @@ struct eng_search {
 void eng__edges_flush(eng_search *s);
 bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known);
 void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
-		      const char *property, const char *message);
+		      eng_fp fp, const char *property, const char *message);
 void eng__flush_pending(eng_search *s);
 void eng__fail(eng_search *s, const char *what);
 void eng__tick(eng_search *s);

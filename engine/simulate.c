@@ -105,7 +105,7 @@ static void report(struct sim *m, eng_trace *walk, const struct cand *c, bool ap
 		t.fps[walk->len] = c->fp;
 		t.len = walk->len + 1;
 	}
-	eng_violation v = {c->property, c->message, ENG_NO_STATE, &t};
+	eng_violation v = {c->property, c->message, ENG_NO_STATE, &t, ENG_NO_STATE, NULL, ENG_NO_STATE};
 	m->st->violations++;
 	for (size_t i = 0; i < m->nls; i++)
 		if (m->ls[i].on_violation)
