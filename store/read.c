@@ -779,6 +779,13 @@ static int violation_from_row(store *st, sqlite3_stmt *s, store_violation *v)
 	v->state = sqlite3_column_type(s, 4) == SQLITE_NULL ? ENG_NO_STATE
 							    : (uint32_t)sqlite3_column_int64(s, 4);
 	v->trace.init_fp = store_fp_col(s, 5);
+	v->source = v->target = ENG_NO_STATE;
+	if (sqlite3_column_type(s, 6) != SQLITE_NULL && sqlite3_column_type(s, 7) != SQLITE_NULL) {
+		v->source = (uint32_t)sqlite3_column_int64(s, 6);
+		v->label = store_col_strdup(s, 7);
+		if (sqlite3_column_type(s, 8) != SQLITE_NULL)
+			v->target = (uint32_t)sqlite3_column_int64(s, 8);
+	}
 	/* The steps come from their own statement. */
 	sqlite3_stmt *t = store_q(st, Q_VSTEPS);
 	if (!t)
@@ -799,12 +806,23 @@ static int violation_from_row(store *st, sqlite3_stmt *s, store_violation *v)
 	if (rc != SQLITE_DONE)
 		return step_err(st, t, "read violation trace");
 	store_q_done(t);
-	/* Which stored states the steps pass through, when the trace is the
-	 * stored tree path to the violating state. */
+	/* Which stored states the steps pass through: a transition's trace
+	 * is the stored tree path to its source and the step itself; another
+	 * violation's is the tree path to its state. */
 	v->trace.states = eng_xmalloc((v->trace.len + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i <= v->trace.len; i++)
 		v->trace.states[i] = ENG_NO_STATE;
-	if (v->state != ENG_NO_STATE) {
+	if (v->source != ENG_NO_STATE) {
+		store_trace tree;
+		if (store_trace_to(st, v->run, v->source, &tree) == 0) {
+			if (tree.len + 1 == v->trace.len) {
+				memcpy(v->trace.states, tree.states,
+				       (tree.len + 1) * sizeof(uint32_t));
+				v->trace.states[v->trace.len] = v->target;
+			}
+			store_trace_clear(&tree);
+		}
+	} else if (v->state != ENG_NO_STATE) {
 		store_trace tree;
 		if (store_trace_to(st, v->run, v->state, &tree) == 0) {
 			if (tree.len == v->trace.len)
@@ -882,6 +900,7 @@ void store_violation_clear(store_violation *v)
 {
 	free(v->property);
 	free(v->message);
+	free(v->label);
 	store_trace_clear(&v->trace);
 	memset(v, 0, sizeof *v);
 }

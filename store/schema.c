@@ -82,4 +82,20 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE pred_blocks(id INTEGER PRIMARY KEY, run INTEGER NOT NULL,"
 	" bucket INTEGER NOT NULL, data BLOB NOT NULL);"
 	"CREATE INDEX pred_blocks_idx ON pred_blocks(run, bucket);",
+
+	/* 4: the violating transition (source --label--> target): a violation
+	 * belongs to the transition, also when its target was seen before.
+	 * Rows written before keep NULLs. */
+	"ALTER TABLE violations ADD COLUMN source INTEGER;"
+	"ALTER TABLE violations ADD COLUMN label INTEGER;"
+	"ALTER TABLE violations ADD COLUMN target INTEGER;"
+	"DROP VIEW violations_with_traces;"
+	"CREATE VIEW violations_with_traces AS"
+	" SELECT v.run, v.id AS violation, v.property, v.message, v.state,"
+	"  (SELECT count(*) FROM violation_steps s WHERE s.violation = v.id) AS steps,"
+	"  (SELECT group_concat(text, ' ; ') FROM"
+	"    (SELECT l.text AS text FROM violation_steps s JOIN labels l ON l.id = s.label"
+	"     WHERE s.violation = v.id ORDER BY s.step)) AS trace,"
+	"  v.source, (SELECT text FROM labels WHERE id = v.label) AS label, v.target"
+	" FROM violations v;",
 };

@@ -58,8 +58,8 @@ static const char *const sql[Q__COUNT] = {
 			" ON CONFLICT(run, depth) DO UPDATE SET states = excluded.states,"
 			" first_id = min(first_id, excluded.first_id)",
 	[Q_VIOL_AT] = "SELECT 1 FROM violations WHERE run = ?1 AND state = ?2 LIMIT 1",
-	[Q_VIOL_INSERT] = "INSERT INTO violations(run, property, message, state, init_fp)"
-			  " VALUES(?1, ?2, ?3, ?4, ?5)",
+	[Q_VIOL_INSERT] = "INSERT INTO violations(run, property, message, state, init_fp,"
+			  " source, label, target) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[Q_VSTEP_INSERT] = "INSERT INTO violation_steps(violation, step, label, fp)"
 			   " VALUES(?1, ?2, ?3, ?4)",
 	[Q_RUNS_ALL] = "SELECT " RUN_COLS " ORDER BY id",
@@ -79,10 +79,10 @@ static const char *const sql[Q__COUNT] = {
 	[Q_EBLOCK_NEXT_SEQ] = "SELECT coalesce(max(seq), -1) + 1 FROM edge_blocks WHERE run = ?1",
 	[Q_LEVELS] = "SELECT depth, states, first_id FROM levels WHERE run = ?1 ORDER BY depth",
 	[Q_ACTIONS_TAKEN] = "SELECT label, taken FROM run_actions WHERE run = ?1",
-	[Q_VIOLS] = "SELECT id, run, property, message, state, init_fp FROM violations"
-		    " WHERE run = ?1 ORDER BY id",
-	[Q_VIOL_GET] = "SELECT id, run, property, message, state, init_fp FROM violations"
-		       " WHERE id = ?1",
+	[Q_VIOLS] = "SELECT id FROM violations WHERE run = ?1 ORDER BY id",
+	[Q_VIOL_GET] = "SELECT v.id, v.run, v.property, v.message, v.state, v.init_fp, v.source,"
+		       " l.text, v.target FROM violations v LEFT JOIN labels l ON l.id = v.label"
+		       " WHERE v.id = ?1",
 	[Q_VSTEPS] = "SELECT l.text, s.fp FROM violation_steps s JOIN labels l ON l.id = s.label"
 		     " WHERE s.violation = ?1 ORDER BY s.step",
 	[Q_NEVER_TAKEN] = "SELECT operation FROM operations_never_taken WHERE run = ?1"

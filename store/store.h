@@ -29,7 +29,7 @@
 
 #include "cmc.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_DEFAULT_PATH "cmc.db"
 
 typedef struct store store;
@@ -247,6 +247,12 @@ typedef struct store_violation {
 	int64_t run;
 	char *property, *message;
 	uint32_t state;            /* ENG_NO_STATE when the trace reaches no stored state */
+	/* The violating transition source --label--> target (schema 4; a
+	 * violation of a state, a random walk's, or one written before:
+	 * source ENG_NO_STATE, label NULL).  target is ENG_NO_STATE when the
+	 * step produced no stored state (an action that failed). */
+	uint32_t source, target;
+	char *label;
 	store_trace trace;         /* as the engine reported it (states unknown:
 	                            * ENG_NO_STATE entries) */
 } store_violation;

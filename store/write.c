@@ -367,6 +367,15 @@ static void on_violation(void *ctx, const eng_violation *v)
 		sqlite3_bind_int64(s, 4, v->state);
 	if (v->trace)
 		store_bind_fp(s, 5, v->trace->init_fp);
+	if (v->from != ENG_NO_STATE && v->label) {
+		int64_t lid = label_id(st, v->label);
+		if (lid < 0)
+			return;
+		sqlite3_bind_int64(s, 6, v->from);
+		sqlite3_bind_int64(s, 7, lid);
+		if (v->to != ENG_NO_STATE)
+			sqlite3_bind_int64(s, 8, v->to);
+	}
 	if (!store_step(st, s, "insert violation"))
 		return;
 	int64_t vid = sqlite3_last_insert_rowid(st->db);

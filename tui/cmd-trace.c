@@ -27,6 +27,20 @@ static void print_violation(const store_violation *v, bool json)
 			printf("%u", v->state);
 		printf(", \"length\": %zu, \"trace\": ", v->trace.len);
 		tui_trace_print(stdout, &v->trace, true);
+		/* the violating transition (NULLs: a state's violation, or one
+		 * stored before schema 4) */
+		fputs(", \"from\": ", stdout);
+		if (v->source == ENG_NO_STATE)
+			fputs("null", stdout);
+		else
+			printf("%u", v->source);
+		fputs(", \"label\": ", stdout);
+		tui_json_str(stdout, v->label);
+		fputs(", \"to\": ", stdout);
+		if (v->target == ENG_NO_STATE)
+			fputs("null", stdout);
+		else
+			printf("%u", v->target);
 		fputs("}", stdout);
 		return;
 	}
@@ -39,6 +53,8 @@ static void print_violation(const store_violation *v, bool json)
 	printf("\n%zu steps", v->trace.len);
 	if (v->state != ENG_NO_STATE)
 		printf(" to state %u", v->state);
+	if (v->source != ENG_NO_STATE)
+		printf(", the last from state %u", v->source);
 	puts(":");
 	tui_trace_print(stdout, &v->trace, false);
 }

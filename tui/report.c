@@ -14,6 +14,7 @@
 struct viol {
 	char *property, *message;
 	uint32_t state;
+	uint32_t from, to;      /* the violating transition (eng_violation) */
 	size_t len;
 	char **labels;
 	eng_fp *fps;
@@ -68,6 +69,8 @@ static void rep_violation(void *ctx, const eng_violation *v)
 	x->property = eng_xstrdup(v->property ? v->property : "?");
 	x->message = eng_xstrdup(v->message ? v->message : "");
 	x->state = v->state;
+	x->from = v->from;
+	x->to = v->to;
 	if (v->trace) {
 		x->has_trace = true;
 		x->len = v->trace->len;
@@ -234,16 +237,25 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 			fprintf(out, ", \"state\": %u", v->state);
 		fprintf(out, ", \"trace\": ");
 		if (!v->has_trace) {
-			fprintf(out, "null}");
-			continue;
+			fprintf(out, "null");
+		} else {
+			fputc('[', out);
+			for (size_t k = 0; k < v->len; k++) {
+				if (k)
+					fputs(", ", out);
+				tui_json_str(out, v->labels[k]);
+			}
+			fputc(']', out);
 		}
-		fputc('[', out);
-		for (size_t k = 0; k < v->len; k++) {
-			if (k)
-				fputs(", ", out);
-			tui_json_str(out, v->labels[k]);
-		}
-		fputs("]}", out);
+		/* the violating transition: from --(the trace's last label)--> to */
+		if (v->from == ENG_NO_STATE)
+			fprintf(out, ", \"from\": null");
+		else
+			fprintf(out, ", \"from\": %u", v->from);
+		if (v->to == ENG_NO_STATE)
+			fprintf(out, ", \"to\": null}");
+		else
+			fprintf(out, ", \"to\": %u}", v->to);
 	}
 	fprintf(out, "]}\n");
 }
