@@ -1,9 +1,11 @@
 /*
- * proc_prop.c — process-mode properties, evaluated on every state reached:
- * the built-ins (no crash, no fault, exit status, reply patterns, allocator
- * invariants) and plugins (share/include/cmc_property.h), loaded with
- * dlopen when the frontend opens.  The first violated property names the
- * state's violation.
+ * proc_prop.c — process-mode properties, evaluated on every transition (an
+ * operation's observation, also when it leads to a state seen before: the
+ * reply, the exit, a fault and the trace a plugin reads are the
+ * transition's, not the state's): the built-ins (no crash, no fault, exit
+ * status, reply patterns, allocator invariants, leaks) and plugins
+ * (share/include/cmc_property.h), loaded with dlopen when the frontend
+ * opens.  The first violated property names the transition's violation.
  *
  * Owns the plugin handles; proc_props_free() closes them.
  */

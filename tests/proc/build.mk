@@ -18,3 +18,8 @@ EXTRA_ALL += $(B)/tests-helpers/nettarget
 $(B)/tests-helpers/nettarget: tests/proc/nettarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# Two operations into the same heap, one with a bad reply (t5500).
+EXTRA_ALL += $(B)/tests-helpers/judgetarget
+$(B)/tests-helpers/judgetarget: tests/proc/judgetarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
