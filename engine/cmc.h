@@ -386,17 +386,78 @@ int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls
 		 size_t nls, eng_stats *out);
 
 /*
- * Replay a trace of labels from the initial state (the one whose fingerprint
- * is trace->init_fp when set, else the first).  For each step, the reached
- * fingerprint is compared with trace->fps[i] when that is non-zero.
- * Returns the number of steps replayed; *diverged gets the first step that
- * could not be taken or did not match (or SIZE_MAX when all matched) and,
- * when reached is non-NULL, the fingerprints actually reached.
+ * Replay: re-execute a trace of labels and judge it as the search would.
+ *
+ * From the initial state the options select (by index, else the one whose
+ * fingerprint is trace->init_fp, else the first), each label is taken in
+ * turn (through apply() when the frontend has it).  Every state reached,
+ * the initial one included, is judged exactly as eng_search judges a new
+ * state: the violation a successor carries (an assertion that failed in
+ * the action, a process property or fault) and the frontend's check();
+ * after the last step, a state with no successor is a deadlock unless
+ * check_deadlock is off or the frontend allows it.  Replay stops at the
+ * first step where a property fails (as a search without --keep-going
+ * does) and at the first label that cannot be taken.
  */
-typedef void (*eng_replay_fn)(void *ctx, size_t step, const char *label, const eng_succ *s,
-			      bool matched);
-long eng_replay(eng_frontend *fe, const eng_trace *t, eng_replay_fn fn, void *ctx,
-		size_t *diverged, char *why, size_t whylen);
+typedef enum eng_step_outcome {
+	ENG_STEP_MATCHED,    /* reached the recorded fingerprint */
+	ENG_STEP_UNRECORDED, /* taken; no fingerprint was recorded to compare */
+	ENG_STEP_DIVERGED,   /* taken, but reached another fingerprint */
+	ENG_STEP_NOT_TAKEN,  /* no successor has this label here (or no
+			      * initial state has the recorded fingerprint) */
+	ENG_STEP_ERROR,      /* the frontend failed (last_error says why) */
+} eng_step_outcome;
+
+/* One step as replayed, handed to eng_replay_opts.fn after the frontend
+ * returned; every pointer is valid only during the call. */
+typedef struct eng_replay_step {
+	size_t step;                /* 0: the initial state; i: after the i-th label */
+	const char *label;          /* NULL for the initial state */
+	eng_step_outcome outcome;
+	eng_fp expected;            /* what the trace recorded (zero: nothing) */
+	const eng_succ *succ;       /* what was reached (state NULL when the
+				     * action failed); NULL when not taken */
+	size_t nviolated;           /* properties that fail here */
+	const char *const *property;
+	const char *const *message;
+	bool fault;                 /* the target ended abnormally here (a
+				     * signal or an ENG_OBS_FAULT) */
+} eng_replay_step;
+
+typedef void (*eng_replay_fn)(void *ctx, const eng_replay_step *s);
+
+typedef struct eng_replay_opts {
+	long init_index;            /* >= 0: the Nth initial state (from 0, in
+				     * the order initial() gives them) */
+	bool check_deadlock;        /* as eng_opts.check_deadlock */
+	const char *expect;         /* when several properties fail at one step,
+				     * report this one if it is among them; NULL */
+	eng_replay_fn fn;           /* per step; may be NULL */
+	void *ctx;
+} eng_replay_opts;
+
+void eng_replay_opts_default(eng_replay_opts *o);
+
+/* What a replay came to.  Steps are numbered as in eng_replay_step. */
+typedef struct eng_replay_result {
+	size_t taken;               /* labels taken */
+	size_t diverged;            /* first step whose fingerprint differs from
+				     * the recorded one, or that could not be
+				     * taken; SIZE_MAX: none */
+	eng_step_outcome how;       /* at `diverged` */
+	eng_fp expected, actual;    /* at `diverged` (actual zero: not taken) */
+	size_t violated;            /* the step where a property failed;
+				     * SIZE_MAX: none */
+	char property[128];
+	char message[512];
+	bool fault;                 /* the violation is the target faulting */
+	bool error;                 /* the frontend failed (at `diverged`) */
+	char why[512];              /* the divergence or error, for humans */
+} eng_replay_result;
+
+/* Returns 0, or -1 when the frontend failed (r->error, r->why). */
+int eng_replay(eng_frontend *fe, const eng_trace *t, const eng_replay_opts *o,
+	       eng_replay_result *r);
 
 /* Expected probability that two distinct states shared a fingerprint, as TLC
  * estimates it ("optimistic"): distinct * (generated - distinct) / 2^128. */

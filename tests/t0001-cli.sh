@@ -53,7 +53,8 @@ is "levels: their states add up to distinct" "$(awk '{ s += $2 } END { print s }
 	"$(json_get "$T/lv.json" distinct)"
 is "levels: the first is the initial state" "$(head -n 1 "$T/lv")" "1 1"
 
-ok "replay reproduces the diehard solution" "$CMC" replay diehard-solve FillBigJug BigToSmall EmptySmallJug BigToSmall FillBigJug BigToSmall
-"$CMC" replay diehard FillBigJug NoSuchAction >"$T/rp.txt"; is "replay of a label that is not enabled exits 1" "$?" 1
+"$CMC" replay diehard-solve FillBigJug BigToSmall EmptySmallJug BigToSmall FillBigJug BigToSmall >"$T/rp.txt"
+is "replay reproduces the diehard solution's violation (exit 1)" "$?" 1
+"$CMC" replay diehard FillBigJug NoSuchAction >"$T/rp.txt"; is "replay of a label that is not enabled exits 3" "$?" 3
 ok "... naming the step" grep -q "step 2" "$T/rp.txt"
 done_testing

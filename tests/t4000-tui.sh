@@ -80,9 +80,11 @@ ok "violation: the counterexample has 6 steps" wait_for '^ +6 BigToSmall'
 keys l
 ok "replay: one step re-executed and matched" wait_for '^ +1 FillBigJug +[0-9a-f]{12} match'
 keys x
-ok "replay: the whole counterexample re-executed, every fingerprint matched" \
-	wait_for 'replayed 6 of 6 steps'
-ok "replay: step 6 matched" wait_for '^ +6 BigToSmall +[0-9a-f]{12} match'
+ok "replay: the whole counterexample re-executed, the violation reproduced" \
+	wait_for 'replayed 6 of 6 steps - violation reproduced: invariant:NotSolved at step 6'
+ok "replay: step 6 matched, and fails NotSolved" \
+	wait_for '^ +6 BigToSmall +[0-9a-f]{12} match +\[invariant:NotSolved\]'
+not_ok "replay: nothing claims every fingerprint matched" grep -q 'every fingerprint matched' "$T/screen"
 
 keys w
 ok "render: w writes the counterexample as SVG and says where" wait_for 'wrote cmc-violation-[0-9]+\.svg'

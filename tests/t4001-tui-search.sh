@@ -53,8 +53,8 @@ keys '<' '<'
 keys v Enter
 ok "database replay: the counterexample opens" wait_for 'violation [0-9]+: invariant:NotSolved'
 keys x
-ok "database replay: re-executed against a fresh frontend, all 6 steps match" \
-	wait_for 'replayed 6 of 6 steps$'
+ok "database replay: re-executed against a fresh frontend, the violation reproduced" \
+	wait_for '^replayed 6 of 6 steps - violation reproduced: invariant:NotSolved at step 6'
 ok "database replay: the last step matched" wait_for '^ +6 BigToSmall +[0-9a-f]{12} match'
 keys q
 wait_for 'EXITED=0' >/dev/null

@@ -159,8 +159,8 @@ else
 	job l
 	ok "replay: l again: two steps" wait_for '^replayed 2 of 3 steps$'
 	ok "replay: step 2 matched" wait_for '^ +2 DROP +[0-9a-f]{12} match +OK\\n$'
-	ok "replay: every fingerprint matched, says the status line" \
-		wait_for '^replayed 2 step\(s\): every fingerprint matched'
+	ok "replay: nothing fails yet, every fingerprint matched, says the status line" \
+		wait_for '^replayed 2 of 3 steps: no property fails yet, every fingerprint matched'
 	job h
 	ok "replay: h steps back to one step" wait_for '^replayed 1 of 3 steps$'
 	ok "replay: step 2 is no longer re-executed" wait_for '^ +2 DROP +[0-9a-f]{12}$'
@@ -177,8 +177,12 @@ else
 	job Right
 	wait_for '^replayed 2 of 3 steps$' >/dev/null
 	job Right
-	ok "replay: Right three times: the whole counterexample" wait_for '^replayed 3 of 3 steps$'
-	ok "replay: the double free step matched" wait_for '^ +3 FLUSH +[0-9a-f]{12} match +OK\\n$'
+	ok "replay: Right three times: the whole counterexample, the violation reproduced" \
+		wait_for '^replayed 3 of 3 steps - violation reproduced: alloc at step 3 \(FLUSH\)'
+	ok "replay: the double free step matched, fails alloc and shows its reply" \
+		wait_for '^ +3 FLUSH +[0-9a-f]{12} match +\[alloc\] OK\\n$'
+	ok "replay: the status line says the same" \
+		wait_for '^replayed 3 of 3 steps: violation reproduced: alloc at step 3 \(FLUSH\)'
 	job l
 	ok "replay: l at the end says so" wait_for '^at the end of the counterexample \(3 steps\)'
 	job Left
@@ -226,8 +230,10 @@ SCN
 	keys v Enter
 	ok "diverge: the counterexample opens" wait_for '^violation 1: reply:\* reply to evil does not match "OK"'
 	job x
-	ok "diverge: against the same target every step matches" wait_for '^replayed 2 of 2 steps$'
-	ok "diverge: ... evil too" wait_for '^ +2 evil +[0-9a-f]{12} match +OK unknown mode\\n'
+	ok "diverge: against the same target the violation is reproduced" \
+		wait_for '^replayed 2 of 2 steps - violation reproduced: reply:\* at step 2 \(evil\)'
+	ok "diverge: ... evil matches, fails reply:* and shows its reply" \
+		wait_for '^ +2 evil +[0-9a-f]{12} match +\[reply:\*\] OK unknown mode\\n'
 	quit
 	start "T4004_MODE=escapes NO_COLOR=1 '$CMC' tui div.db"
 	ok "diverge: the run opens again" wait_for 'run 1 div\.scn \| violation'
@@ -238,10 +244,11 @@ SCN
 	ok "diverge: step 1 still matches" wait_for '^ +1 a +[0-9a-f]{12} match +OK\\n$'
 	job l
 	ok "diverge: the replay names the step where the target changed" \
-		wait_for '^replayed 2 of 2 steps - DIVERGED: step 2 \(evil\): fingerprint differs'
+		wait_for '^replayed 2 of 2 steps - DIVERGED at step 2 \(evil\); violation reproduced: reply'
 	ok "diverge: the step shows the fingerprint reached instead" \
-		wait_for '^ +2 evil +([0-9a-f]{12}) DIFFERS [0-9a-f]{12} OK\\x1b\]0;pw'
-	ok "diverge: the status line says where" wait_for '^replay diverged at step 2$'
+		wait_for '^ +2 evil +([0-9a-f]{12}) DIFFERS [0-9a-f]{12} \[reply:\*\] OK\\x1b\]0;p'
+	ok "diverge: the status line says the violation came, but the target did not repeat itself" \
+		wait_for '^replayed 2 of 2 steps: violation reproduced: reply:\* at step 2 \(evil\)'
 	ok "diverge: the changed reply reaches the terminal escaped only" leaks
 	is "diverge: the reply's OSC sequence did not set the pane title" "$(title)" "$t0"
 	job h
@@ -354,8 +361,9 @@ else
 	keys v Enter
 	ok "hostile: the counterexample opens" wait_for '^replayed 0 of 2 steps$'
 	job x
-	ok "hostile: the counterexample replays on the live target" wait_for '^replayed 2 of 2 steps$'
-	ok "hostile: the reply column is escaped" wait_for '^ +2 evil +[0-9a-f]{12} match +OK\\x1b\]0;pwned\\x07'
+	ok "hostile: the counterexample replays on the live target, violation reproduced" \
+		wait_for '^replayed 2 of 2 steps - violation reproduced: '
+	ok "hostile: the reply column is escaped" wait_for '^ +2 evil +[0-9a-f]{12} match +\[[^]]*\] OK\\x1b\]0;p'
 	ok "hostile: the replay reaches the terminal escaped only" leaks
 	is "hostile: the pane title is still unchanged" "$(title)" "$t0"
 	not_ok "hostile: ... and not the target's" test "$(title)" = pwned

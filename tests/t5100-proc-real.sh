@@ -96,13 +96,15 @@ replay_check() { # NAME SCN LABEL...
 	awk -F'\t' -v OFS='\t' 'NR == n { $3 = "00000000000000000000000000000001" } { print }' \
 		n="$#" "$name.full" >"$name.badraw"
 	"$CMC" replay --file "$name.badraw" "$scn" >"$name.br.out" 2>&1
-	is "$name: an altered recorded raw fingerprint makes replay exit 1" "$?" 1
+	is "$name: an altered recorded raw fingerprint: did not reproduce (exit 3)" "$?" 3
 	ok "$name: ... naming the step and the raw fingerprint" \
-		grep -q "diverged: step $# (.*): raw fingerprint differs from the recorded one" "$name.br.out"
+		grep -q "^did not reproduce: step $# (.*): the raw fingerprint differs from the recorded one" "$name.br.out"
 	cut -f1,2 "$name.steps" >"$name.trace"
 	"$CMC" replay --file "$name.trace" "$scn" >"$name.r2.out" 2>&1
 	is "$name: cmc replay --file reproduces every recorded step" "$?" 0
-	ok "$name: replay says all steps reproduced" grep -q "all $# steps reproduced" "$name.r2.out"
+	ok "$name: replay says nothing is violated" grep -q "^no violation at any of the $# steps" "$name.r2.out"
+	is "$name: ... every step matched its recorded fingerprint" \
+		"$(grep -Ec '^ +[0-9]+ +matched ' "$name.r2.out")" "$#"
 }
 command -v dc >/dev/null 2>&1 && replay_check dc dc.scn "push 1" "push 2" add print "push 1"
 command -v ed >/dev/null 2>&1 && replay_check ed ed.scn "append a" "append b" delete "append a"
@@ -141,16 +143,16 @@ if command -v sqlite3 >/dev/null 2>&1; then
 	sed -e 's/ once$//' sqlite.scn >sqlite-nd.scn
 	echo 'env CMC_DETERMINISTIC=0' >>sqlite-nd.scn
 	"$CMC" replay sqlite-nd.scn create "ins 1" >nd.out 2>&1
-	is "sqlite3, nondeterministic: replay exits 1" "$?" 1
+	is "sqlite3, nondeterministic: replay does not reproduce (exit 3)" "$?" 3
 	ok "sqlite3, nondeterministic: named as such, at the first step" \
-		grep -q "diverged: step 1 (create).*(the target is nondeterministic)" nd.out
+		grep -q "^did not reproduce: step 1 (create).*(the target is nondeterministic)" nd.out
 fi
 
 # A recorded fingerprint that does not match is named as the diverging step.
 if command -v dc >/dev/null 2>&1; then
 	printf 'push 1\npush 2\t00000000000000000000000000000001\n' >bad.trace
 	"$CMC" replay --file bad.trace dc.scn >bad.out 2>&1
-	is "dc: a wrong recorded fingerprint makes replay exit 1" "$?" 1
+	is "dc: a wrong recorded fingerprint: did not reproduce (exit 3)" "$?" 3
 fi
 
 done_testing

@@ -68,7 +68,9 @@ for how in select epoll; do
 	ok "timeout op under $how: the same shortest trace" grep -q '"trace": \["t", "t", "q"\]' "to-$how.json"
 done
 "$CMC" replay to.scn t a t q >to.rp 2>&1
-is "timeout op: cmc replay reproduces t a t q" "$?" 0
+is "timeout op: cmc replay of t a t q reproduces the failing reply (exit 1)" "$?" 1
+ok "... the two runs agree on every step" test "$(grep -Ec '^ +[0-9]+ +agreed ' to.rp)" = 5
+ok "... and the query's reply is the violation" grep -q '^violation reproduced: reply:q at step 4 (q): .*TICKS 2' to.rp
 # With no timed wait (no timeout at all) the operation changes nothing:
 # the states are those of the scenario without it.
 sed 's/--tick 50/--tick -1/; /^property/d' to.scn >none.scn
@@ -106,7 +108,7 @@ ok "... shortest trace on, t, q" grep -q '"trace": \["on", "t", "q"\]' spin.json
 # real time left them, which a fast enough run does not.
 scn poll "env CMC_DETERMINISTIC=0" >real.scn
 CMC_EXEC=replay "$CMC" replay real.scn a b >real.out 2>&1
-is "with CMC_DETERMINISTIC=0, two runs of a trace differ (exit 1)" "$?" 1
+is "with CMC_DETERMINISTIC=0, two runs of a trace differ (exit 3)" "$?" 3
 ok "... and replay says the target is nondeterministic" grep -q "nondeterministic" real.out
 
 done_testing

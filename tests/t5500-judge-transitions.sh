@@ -71,7 +71,7 @@ ok "cmc trace: the second's last step from state 1" grep -q '2 steps to state 1,
 ok "cmc trace: passing state 1 by set, then setbad into it" \
 	sh -c "grep -q '1  set  *state 1 ' t2.txt && grep -q '2  setbad  *state 1 ' t2.txt"
 "$CMC" replay ab.scn setbad >r.out 2>&1
-is "the counterexample replays" "$?" 0
+is "the counterexample replays: the violation is reproduced (exit 1)" "$?" 1
 
 # The shell of the issue: `x=1` and `x=1; f 1` leave dash in the same state;
 # the second says "f: not found".  Reported in both orders.

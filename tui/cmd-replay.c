@@ -1,59 +1,129 @@
 /*
  * cmd-replay.c — `cmc replay`: re-execute a trace on the model or the live
- * target and check, step by step, that what it reaches is what was recorded.
- * Without recorded fingerprints the trace is run twice and the runs are
- * compared, which is how a nondeterministic target shows itself.
+ * target, judge every property at every step as `cmc check` does, and say
+ * whether the trace proves its violation (exit 1), ran clean (0) or did not
+ * reproduce what was recorded (3).  Each step is compared with the
+ * fingerprint recorded for it; without recorded fingerprints the trace runs
+ * twice and the runs are compared, which is how a nondeterministic target
+ * shows itself.
+ *
+ * Trace files (`cmc trace --file` writes them): blank lines and lines
+ * starting with '#' are ignored; before the first label, `init N` (the Nth
+ * initial state, from 0) or `init FP` (32 hex digits) selects the initial
+ * state and `expect PROPERTY` names the violation the trace should end in;
+ * then one label per line, optionally a tab and its 32-hex fingerprint, and
+ * optionally a tab, the raw and a tab, the canonical fingerprint.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "proc.h"
 #include "util.h"
 
 extern const struct tui_cmd tui_cmd_replay;
 
-enum { O_JSON = 256, O_FILE };
+enum { O_JSON = 256, O_FILE, O_INIT, O_EXPECT, O_EXEC, O_NODEADLOCK };
 
 static const struct option replay_longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
 	{"file", required_argument, NULL, O_FILE},
+	{"init", required_argument, NULL, O_INIT},
+	{"expect", required_argument, NULL, O_EXPECT},
+	{"exec", required_argument, NULL, O_EXEC},
+	{"no-deadlock", no_argument, NULL, O_NODEADLOCK},
 	{0, 0, 0, 0},
 };
 
+/* One step (0: the initial state) as one run saw it. */
 struct step {
 	bool seen;
+	eng_step_outcome outcome;
 	eng_fp fp, raw, canon;
-	bool matched;
+	bool fault;
+	char fault_what[200]; /* how the target ended, when it faulted */
+	char *violated;     /* "PROPERTY: message; ..." or NULL */
 };
 
 struct run {
-	struct step *st;
+	struct step *st;    /* len + 1 entries */
 	size_t n;
 };
 
-static void on_step(void *ctx, size_t i, const char *label, const eng_succ *s, bool matched)
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; r->st && i < r->n; i++)
+		free(r->st[i].violated);
+	free(r->st);
+}
+
+static void on_step(void *ctx, const eng_replay_step *s)
 {
 	struct run *r = ctx;
-	if (i >= r->n)
+	if (s->step >= r->n)
 		return;
-	r->st[i].seen = true;
-	r->st[i].fp = s->fp;
-	r->st[i].matched = matched;
-	if (s->obs) {
-		r->st[i].raw = s->obs->raw;
-		r->st[i].canon = s->obs->canon;
+	struct step *d = &r->st[s->step];
+	d->seen = true;
+	d->outcome = s->outcome;
+	d->fault = s->fault;
+	if (s->succ) {
+		d->fp = s->succ->fp;
+		const eng_obs *ob = s->succ->obs;
+		if (ob) {
+			d->raw = ob->raw;
+			d->canon = ob->canon;
+		}
+		if (ob && (ob->flags & ENG_OBS_SIGNALED))
+			snprintf(d->fault_what, sizeof d->fault_what, "the target died on signal %d (%s)",
+				 ob->term_signal, strsignal(ob->term_signal));
+		else if (ob && (ob->flags & ENG_OBS_FAULT))
+			snprintf(d->fault_what, sizeof d->fault_what, "%s",
+				 ob->fault ? ob->fault : "the target faulted");
+	}
+	if (s->nviolated) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m)
+			eng_die("out of memory");
+		for (size_t i = 0; i < s->nviolated; i++)
+			fprintf(m, "%s%s: %s", i ? "; " : "", s->property[i], s->message[i]);
+		fclose(m);
+		d->violated = buf;
 	}
 }
 
-static bool parse_hex_fp(const char *s, eng_fp *fp)
+/* ---- trace files ------------------------------------------------------ */
+
+/* What a trace file recorded beyond labels and identity fingerprints. */
+struct recorded {
+	eng_fp *raw, *canon;   /* per step (zero: none) */
+	bool *has;             /* the line gave raw and canonical */
+	long init_index;       /* `init N`; -1: none */
+	char *expect;          /* `expect PROPERTY`; NULL: none */
+};
+
+static void recorded_free(struct recorded *r)
 {
-	if (strlen(s) < 32)
+	free(r->raw);
+	free(r->canon);
+	free(r->has);
+	free(r->expect);
+}
+
+/* Exactly 32 hex digits up to the end of the field. */
+static bool parse_hex_fp(const char *s, size_t n, eng_fp *fp)
+{
+	if (n != 32)
 		return false;
 	uint64_t v[2] = {0, 0};
 	for (int i = 0; i < 32; i++) {
 		char c = s[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
 		if (d < 0)
 			return false;
 		v[i / 16] = v[i / 16] << 4 | (uint64_t)d;
@@ -63,23 +133,46 @@ static bool parse_hex_fp(const char *s, eng_fp *fp)
 	return true;
 }
 
-/* What a trace file recorded for each step beyond the identity
- * fingerprint: raw and canonical, when the line has them (has[i]). */
-struct recorded {
-	eng_fp *raw, *canon;
-	bool *has;
-};
-
-static void recorded_free(struct recorded *r)
+static int bad_line(FILE *f, const char *path, size_t lineno, const char *what)
 {
-	free(r->raw);
-	free(r->canon);
-	free(r->has);
+	fprintf(stderr, "cmc replay: %s:%zu: %s\n", path, lineno, what);
+	fclose(f);
+	return -1;
 }
 
-/* One label per line; a tab then 32 hex digits records its fingerprint; two
- * more tab-separated fingerprints record its raw and canonical ones (as
- * `cmc replay --json` prints them; zeros: none). */
+/* A header line (`init ...`, `expect ...`): 1 when it was one, 0 when the
+ * line is a label, -1 on an error (reported). */
+static int header_line(FILE *f, const char *path, size_t lineno, const char *line, eng_trace *t,
+		       struct recorded *rec)
+{
+	if (strncmp(line, "init ", 5) == 0) {
+		const char *a = line + 5;
+		size_t n = strlen(a);
+		char *end;
+		if (n == 32) {
+			if (!parse_hex_fp(a, n, &t->init_fp))
+				return bad_line(f, path, lineno, "expected `init` and 32 hex digits or an index");
+			if (eng_fp_zero(t->init_fp))
+				return bad_line(f, path, lineno, "the initial state's fingerprint is all zeros "
+						"(a fingerprint is never zero)");
+			return 1;
+		}
+		long v = n && a[0] >= '0' && a[0] <= '9' ? strtol(a, &end, 10) : -1;
+		if (v < 0 || *end)
+			return bad_line(f, path, lineno, "expected `init` and 32 hex digits or an index");
+		rec->init_index = v;
+		return 1;
+	}
+	if (strncmp(line, "expect ", 7) == 0) {
+		if (!line[7] || strchr(line + 7, '\t'))
+			return bad_line(f, path, lineno, "expected `expect` and a property name");
+		free(rec->expect);
+		rec->expect = eng_xstrdup(line + 7);
+		return 1;
+	}
+	return 0;
+}
+
 static int read_trace_file(const char *path, eng_trace *t, struct recorded *rec)
 {
 	FILE *f = fopen(path, "r");
@@ -87,6 +180,9 @@ static int read_trace_file(const char *path, eng_trace *t, struct recorded *rec)
 		fprintf(stderr, "cmc replay: cannot open '%s'\n", path);
 		return -1;
 	}
+	static const char want[] = "expected LABEL, then optionally a tab and 32 hex digits (its "
+				   "fingerprint), then optionally a tab and 32 for raw, a tab and 32 "
+				   "for canonical";
 	char line[4096];
 	size_t cap = 0, lineno = 0;
 	while (fgets(line, sizeof line, f)) {
@@ -94,8 +190,19 @@ static int read_trace_file(const char *path, eng_trace *t, struct recorded *rec)
 		size_t n = strlen(line);
 		if (n && line[n - 1] == '\n')
 			line[--n] = 0;
+		else if (!feof(f))
+			return bad_line(f, path, lineno, "line longer than 4094 bytes");
+		if (n && line[n - 1] == '\r')
+			line[--n] = 0;
 		if (n == 0 || line[0] == '#')
 			continue;
+		if (t->len == 0) {
+			int h = header_line(f, path, lineno, line, t, rec);
+			if (h < 0)
+				return -1;
+			if (h)
+				continue;
+		}
 		if (t->len == cap) {
 			cap = cap ? 2 * cap : 16;
 			t->labels = eng_xrealloc(t->labels, cap * sizeof *t->labels);
@@ -107,22 +214,24 @@ static int read_trace_file(const char *path, eng_trace *t, struct recorded *rec)
 		eng_fp fp = {0, 0}, raw = {0, 0}, canon = {0, 0};
 		bool has = false;
 		char *tab = strchr(line, '\t');
+		if (tab == line)
+			return bad_line(f, path, lineno, want);
 		if (tab) {
 			*tab = 0;
-			char *f2 = tab + 1, *t2 = strchr(f2, '\t'), *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
-			bool bad = !parse_hex_fp(f2, &fp) || (t2 ? t2 - f2 : (long)strlen(f2)) != 32;
+			char *f1 = tab + 1, *t2 = strchr(f1, '\t');
+			char *f2 = t2 ? t2 + 1 : NULL, *t3 = f2 ? strchr(f2, '\t') : NULL;
+			char *f3 = t3 ? t3 + 1 : NULL;
+			bool bad = !parse_hex_fp(f1, t2 ? (size_t)(t2 - f1) : strlen(f1), &fp);
 			if (!bad && t2) {
 				has = true;
-				bad = !t3 || t3 - (t2 + 1) != 32 || strlen(t3 + 1) != 32 ||
-				      !parse_hex_fp(t2 + 1, &raw) || !parse_hex_fp(t3 + 1, &canon);
+				bad = !t3 || !parse_hex_fp(f2, (size_t)(t3 - f2), &raw) ||
+				      !parse_hex_fp(f3, strlen(f3), &canon);
 			}
-			if (bad) {
-				fprintf(stderr, "cmc replay: %s:%zu: expected LABEL, a tab and 32 hex digits "
-					"(then optionally a tab, 32 for raw, a tab, 32 for canonical)\n",
-					path, lineno);
-				fclose(f);
-				return -1;
-			}
+			if (bad)
+				return bad_line(f, path, lineno, want);
+			if (eng_fp_zero(fp))
+				return bad_line(f, path, lineno, "the fingerprint is all zeros (a fingerprint "
+						"is never zero; leave it out to record none)");
 		}
 		t->labels[t->len] = eng_xstrdup(line);
 		t->fps[t->len] = fp;
@@ -135,10 +244,225 @@ static int read_trace_file(const char *path, eng_trace *t, struct recorded *rec)
 	return 0;
 }
 
+/* ---- output ----------------------------------------------------------- */
+
+static const char *outcome_name(eng_step_outcome o, bool two_runs)
+{
+	switch (o) {
+	case ENG_STEP_MATCHED: return two_runs ? "agreed" : "matched";
+	case ENG_STEP_UNRECORDED: return "taken";
+	case ENG_STEP_DIVERGED: return "DIVERGED";
+	case ENG_STEP_NOT_TAKEN: return "NOT ENABLED";
+	case ENG_STEP_ERROR: return "ERROR";
+	}
+	return "?";
+}
+
+static void print_fps(const char *what, eng_fp fp, eng_fp raw, eng_fp canon)
+{
+	char a[33], b[33], c[33];
+	printf("        %-12s %s", what, eng_fp_zero(fp) ? "(nothing reached)" : eng_fp_hex(fp, a));
+	if (!eng_fp_zero(raw) || !eng_fp_zero(canon))
+		printf("  raw %s  canonical %s", eng_fp_hex(raw, b), eng_fp_hex(canon, c));
+	putchar('\n');
+}
+
+struct replay_args {
+	bool json, two_runs;
+	const char *target;
+	const eng_trace *t;
+	const struct recorded *rec;
+	size_t nrec;            /* steps the file recorded raw/canonical for */
+	const struct run *r1;   /* the judging run */
+	const struct run *r2;   /* two_runs: the second run; else NULL */
+	size_t odd_step;        /* a raw/canonical divergence the caller found */
+	const char *odd_what;   /* "raw" or "canonical" */
+	const eng_replay_result *res;
+	int code;
+	const char *verdict;
+};
+
+static void print_human(const struct replay_args *a)
+{
+	const eng_trace *t = a->t;
+	for (size_t i = 0; i <= t->len; i++) {
+		const struct step *s = &a->r1->st[i];
+		const struct step *s2 = a->r2 ? &a->r2->st[i] : NULL;
+		if (!s->seen)
+			break;
+		eng_step_outcome o = s2 && s2->seen && s->outcome != ENG_STEP_NOT_TAKEN ? s2->outcome
+											   : s->outcome;
+		bool odd = a->odd_step == i;
+		char fp[33];
+		printf("%4zu  %-11s  %s  ", i,
+		       odd					  ? "DIVERGED"
+		       : s->fault && o != ENG_STEP_DIVERGED	  ? "FAULT"
+		       : i == 0 && o == ENG_STEP_NOT_TAKEN	  ? "NOT FOUND"
+								  : outcome_name(o, a->two_runs),
+		       eng_fp_zero(s->fp) ? "--------------------------------" : eng_fp_hex(s->fp, fp));
+		if (i)
+			tui_escape(stdout, t->labels[i - 1], strlen(t->labels[i - 1]), 200);
+		else
+			fputs("(initial state)", stdout);
+		if (!eng_fp_zero(s->raw) || !eng_fp_zero(s->canon)) {
+			char b[33], d[33];
+			printf("  raw %.12s canonical %.12s", eng_fp_hex(s->raw, b), eng_fp_hex(s->canon, d));
+		}
+		putchar('\n');
+		if (o == ENG_STEP_DIVERGED || odd) {
+			eng_fp want = i ? t->fps[i - 1] : t->init_fp;
+			eng_fp wraw = {0, 0}, wcanon = {0, 0};
+			if (i && i <= a->nrec && a->rec->has[i - 1]) {
+				wraw = a->rec->raw[i - 1];
+				wcanon = a->rec->canon[i - 1];
+			}
+			if (a->two_runs)
+				print_fps("first run", s->fp, s->raw, s->canon);
+			else
+				print_fps("expected", want, wraw, wcanon);
+			if (a->two_runs && s2)
+				print_fps("second run", s2->fp, s2->raw, s2->canon);
+			else
+				print_fps("actual", s->fp, s->raw, s->canon);
+		} else if (o == ENG_STEP_NOT_TAKEN && i == 0 && !eng_fp_zero(t->init_fp)) {
+			print_fps("expected", t->init_fp, (eng_fp){0, 0}, (eng_fp){0, 0});
+		}
+		if (s->fault) {
+			printf("        %-12s ", "fault");
+			tui_escape(stdout, s->fault_what, strlen(s->fault_what), 200);
+			putchar('\n');
+		}
+		if (s->violated) {
+			printf("        %-12s ", "violated");
+			tui_escape(stdout, s->violated, strlen(s->violated), 1024);
+			putchar('\n');
+		}
+	}
+	printf("%s\n", a->verdict);
+}
+
+static const char *outcome_json(eng_step_outcome o)
+{
+	switch (o) {
+	case ENG_STEP_MATCHED: return "matched";
+	case ENG_STEP_UNRECORDED: return "unrecorded";
+	case ENG_STEP_DIVERGED: return "diverged";
+	case ENG_STEP_NOT_TAKEN: return "not_taken";
+	case ENG_STEP_ERROR: return "error";
+	}
+	return "?";
+}
+
+static void json_fp(eng_fp fp)
+{
+	char b[33];
+	if (eng_fp_zero(fp))
+		fputs("null", stdout);
+	else
+		printf("\"%s\"", eng_fp_hex(fp, b));
+}
+
+static void json_step(const struct replay_args *a, size_t i)
+{
+	const struct step *s = &a->r1->st[i];
+	const struct step *s2 = a->r2 ? &a->r2->st[i] : NULL;
+	char f[33], r[33], c[33];
+	printf("{\"step\": %zu, \"label\": ", i);
+	tui_json_str(stdout, i ? a->t->labels[i - 1] : NULL);
+	/* label, fp, raw, canonical first and as strings: older scripts read
+	 * them in that order */
+	printf(", \"fp\": \"%s\", \"raw\": \"%s\", \"canonical\": \"%s\", \"outcome\": ",
+	       eng_fp_hex(s->fp, f), eng_fp_hex(s->raw, r), eng_fp_hex(s->canon, c));
+	eng_step_outcome o = s2 && s2->seen && s->outcome != ENG_STEP_NOT_TAKEN ? s2->outcome : s->outcome;
+	tui_json_str(stdout, a->odd_step == i ? "diverged" : s->seen ? outcome_json(o) : "not_replayed");
+	fputs(", \"expected\": ", stdout);
+	json_fp(a->two_runs ? (eng_fp){0, 0} : i ? a->t->fps[i - 1] : a->t->init_fp);
+	if (s2) {
+		fputs(", \"second_run\": ", stdout);
+		json_fp(s2->fp);
+	}
+	fputs(", \"fault\": ", stdout);
+	tui_json_str(stdout, s->fault ? s->fault_what : NULL);
+	fputs(", \"violated\": ", stdout);
+	tui_json_str(stdout, s->violated);
+	fputc('}', stdout);
+}
+
+static void print_json(const struct replay_args *a)
+{
+	const eng_replay_result *res = a->res;
+	static const char *const verdicts[] = {"ok", "violation", "error", "not_reproduced"};
+	printf("{\"target\": ");
+	tui_json_str(stdout, a->target);
+	printf(", \"steps\": %zu, \"replayed\": %zu, \"verdict\": \"%s\", \"exit\": %d, \"message\": ",
+	       a->t->len, res->taken, verdicts[a->code], a->code);
+	tui_json_str(stdout, a->verdict);
+	fputs(", \"expect\": ", stdout);
+	tui_json_str(stdout, a->rec->expect);
+	fputs(", \"violation\": ", stdout);
+	if (res->violated == SIZE_MAX) {
+		fputs("null", stdout);
+	} else {
+		fputs("{\"property\": ", stdout);
+		tui_json_str(stdout, res->property);
+		fputs(", \"message\": ", stdout);
+		tui_json_str(stdout, res->message);
+		printf(", \"step\": %zu, \"label\": ", res->violated);
+		tui_json_str(stdout, res->violated ? a->t->labels[res->violated - 1] : NULL);
+		printf(", \"fault\": %s}", res->fault ? "true" : "false");
+	}
+	fputs(", \"diverged_at\": ", stdout);
+	if (res->diverged == SIZE_MAX)
+		fputs("null", stdout);
+	else
+		printf("%zu", res->diverged);
+	fputs(", \"reason\": ", stdout);
+	tui_json_str(stdout, res->diverged == SIZE_MAX ? NULL : res->why);
+	fputs(", \"divergence\": ", stdout);
+	if (res->diverged == SIZE_MAX) {
+		fputs("null", stdout);
+	} else {
+		printf("{\"step\": %zu, \"how\": \"%s\", \"expected\": ", res->diverged,
+		       outcome_json(res->how));
+		json_fp(res->expected);
+		fputs(", \"actual\": ", stdout);
+		json_fp(res->actual);
+		fputc('}', stdout);
+	}
+	fputs(", \"init\": ", stdout);
+	json_step(a, 0);
+	fputs(", \"trace\": [", stdout);
+	for (size_t i = 1; i <= a->t->len; i++) {
+		fputs(i > 1 ? ", " : "", stdout);
+		json_step(a, i);
+	}
+	fputs("]}\n", stdout);
+}
+
+/* ---- the command ------------------------------------------------------ */
+
+/* A divergence the engine's run did not see (another run, or raw and
+ * canonical against the file): the first one becomes the result's. */
+static void note_divergence(eng_replay_result *res, size_t step, eng_fp want, eng_fp got,
+			    const char *fmt, const char *label, const char *what)
+{
+	if (res->diverged != SIZE_MAX && res->diverged <= step)
+		return;
+	res->diverged = step;
+	res->how = ENG_STEP_DIVERGED;
+	res->expected = want;
+	res->actual = got;
+	if (step)
+		snprintf(res->why, sizeof res->why, "step %zu (%s): %s", step, label, fmt);
+	else
+		snprintf(res->why, sizeof res->why, "the initial state: %s", fmt);
+	(void)what;
+}
+
 static int replay_exec(int argc, char **argv)
 {
-	bool json = false;
-	const char *file = NULL;
+	bool json = false, no_deadlock = false;
+	const char *file = NULL, *init = NULL, *expect = NULL, *exec = NULL;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -146,6 +470,10 @@ static int replay_exec(int argc, char **argv)
 		switch (c) {
 		case O_JSON: json = true; break;
 		case O_FILE: file = optarg; break;
+		case O_INIT: init = optarg; break;
+		case O_EXPECT: expect = optarg; break;
+		case O_EXEC: exec = optarg; break;
+		case O_NODEADLOCK: no_deadlock = true; break;
 		default:
 			return tui_usage_error(&tui_cmd_replay, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -154,7 +482,7 @@ static int replay_exec(int argc, char **argv)
 		return tui_usage_error(&tui_cmd_replay, "name a model or scenario, then the trace");
 	const char *target = argv[optind++];
 	eng_trace *t = eng_xcalloc(1, sizeof *t);
-	struct recorded rec = {NULL, NULL, NULL};
+	struct recorded rec = {NULL, NULL, NULL, -1, NULL};
 	if (file && read_trace_file(file, t, &rec) < 0) {
 		eng_trace_free(t);
 		recorded_free(&rec);
@@ -168,135 +496,170 @@ static int replay_exec(int argc, char **argv)
 		t->fps[t->len] = (eng_fp){0, 0};
 		t->len++;
 	}
-	bool recorded = false;
+	if (init) {
+		char *end;
+		t->init_fp = (eng_fp){0, 0};
+		rec.init_index = -1;
+		if (strlen(init) == 32) {
+			if (!parse_hex_fp(init, 32, &t->init_fp) || eng_fp_zero(t->init_fp)) {
+				eng_trace_free(t);
+				recorded_free(&rec);
+				return tui_usage_error(&tui_cmd_replay, "--init: expected an index or 32 hex "
+						       "digits (not all zero), got '%s'", init);
+			}
+		} else if (init[0] >= '0' && init[0] <= '9' && (rec.init_index = strtol(init, &end, 10)) >= 0 &&
+			   !*end) {
+		} else {
+			eng_trace_free(t);
+			recorded_free(&rec);
+			return tui_usage_error(&tui_cmd_replay, "--init: expected an index or 32 hex digits, "
+					       "got '%s'", init);
+		}
+	}
+	if (expect) {
+		free(rec.expect);
+		rec.expect = eng_xstrdup(expect);
+	}
+	bool recorded = !eng_fp_zero(t->init_fp);
 	for (size_t i = 0; i < t->len; i++)
 		recorded |= !eng_fp_zero(t->fps[i]);
 
-	eng_opts o;
-	eng_opts_default(&o);
+	eng_opts eo;
+	eng_opts_default(&eo);
 	char err[1024];
-	eng_frontend *fe = tui_open_target(target, &o, err, sizeof err);
+	eng_frontend *fe = tui_open_target(target, &eo, err, sizeof err);
 	if (!fe) {
 		fprintf(stderr, "cmc replay: %s\n", err);
 		eng_trace_free(t);
 		recorded_free(&rec);
 		return TUI_EXIT_USAGE;
 	}
+	if (exec && (strcmp(fe->ops->kind, "process") != 0 ||
+		     proc_override(fe, "exec", exec, err, sizeof err) < 0)) {
+		fprintf(stderr, "cmc replay: %s\n", strcmp(fe->ops->kind, "process") != 0
+							  ? "--exec applies to scenarios, not models" : err);
+		fe->ops->destroy(fe);
+		eng_trace_free(t);
+		recorded_free(&rec);
+		return TUI_EXIT_USAGE;
+	}
 
-	struct run r1 = {eng_xcalloc(t->len + 1, sizeof(struct step)), t->len};
-	struct run r2 = {eng_xcalloc(t->len + 1, sizeof(struct step)), t->len};
-	size_t div1, div2 = SIZE_MAX;
-	char why[512] = "";
-	long done = eng_replay(fe, t, on_step, &r1, &div1, why, sizeof why);
-	/* Second run: against the recorded fingerprints if any, else the first run. */
-	eng_trace t2 = *t;
-	eng_fp *fps2 = NULL;
-	if (!recorded) {
-		fps2 = eng_xcalloc(t->len + 1, sizeof *fps2);
-		for (size_t i = 0; i < t->len; i++)
-			fps2[i] = r1.st[i].fp;
-		t2.fps = fps2;
+	eng_replay_opts o;
+	eng_replay_opts_default(&o);
+	o.init_index = rec.init_index;
+	o.check_deadlock = !no_deadlock;
+	o.expect = rec.expect;
+	o.fn = on_step;
+	struct run r1 = {eng_xcalloc(t->len + 1, sizeof(struct step)), t->len + 1};
+	struct run r2 = {NULL, 0};
+	eng_replay_result res, res2;
+	o.ctx = &r1;
+	eng_replay(fe, t, &o, &res);
+
+	/* Nothing recorded: a second run must reach what the first reached,
+	 * step by step, from the same initial state. */
+	bool two_runs = !recorded && !res.error && r1.st[0].seen;
+	if (two_runs) {
+		size_t upto = res.taken;
+		eng_trace t2 = {upto, t->labels, eng_xcalloc(t->len + 1, sizeof(eng_fp)), r1.st[0].fp};
+		for (size_t i = 0; i < upto; i++)
+			t2.fps[i] = r1.st[i + 1].fp;
+		r2 = (struct run){eng_xcalloc(t->len + 1, sizeof(struct step)), t->len + 1};
+		o.ctx = &r2;
+		o.init_index = -1;
+		eng_replay(fe, &t2, &o, &res2);
+		if (res2.error) {
+			res.error = true;
+			res.diverged = res2.diverged;
+			snprintf(res.why, sizeof res.why, "second run: %.490s", res2.why);
+		} else if (res2.diverged != SIZE_MAX) {
+			size_t k = res2.diverged;
+			note_divergence(&res, k, res2.expected, res2.actual,
+					res2.how == ENG_STEP_NOT_TAKEN
+						? "the action is not enabled in the second run (the target is "
+						  "nondeterministic)"
+						: "two runs reached different states (the target is "
+						  "nondeterministic)",
+					k ? t->labels[k - 1] : NULL, NULL);
+		}
+		free(t2.fps);
 	}
-	char why2[512] = "";
-	if (div1 == SIZE_MAX)
-		eng_replay(fe, &t2, on_step, &r2, &div2, why2, sizeof why2);
 	/* Raw and canonical separately: the identity may cover only one. */
-	size_t first_raw = SIZE_MAX, first_canon = SIZE_MAX;
-	for (size_t i = 0; i < t->len && div1 == SIZE_MAX; i++) {
-		if (first_raw == SIZE_MAX && !eng_fp_eq(r1.st[i].raw, r2.st[i].raw))
-			first_raw = i;
-		if (first_canon == SIZE_MAX && !eng_fp_eq(r1.st[i].canon, r2.st[i].canon))
-			first_canon = i;
-	}
-	/* Raw and canonical against what the file recorded for them. */
-	for (size_t i = 0; i < nrec && div1 == SIZE_MAX && first_raw == SIZE_MAX &&
-			   first_canon == SIZE_MAX; i++) {
-		if (!rec.has[i] || i >= (size_t)done)
+	size_t odd_step = SIZE_MAX;
+	const char *odd_what = NULL;
+	for (size_t i = 0; i <= t->len && !res.error; i++) {
+		const struct step *s = &r1.st[i];
+		if (!s->seen)
+			break;
+		eng_fp wraw = {0, 0}, wcanon = {0, 0}, graw = s->raw, gcanon = s->canon;
+		bool have = false;
+		if (two_runs && r2.st[i].seen) {
+			have = true;
+			wraw = s->raw;
+			wcanon = s->canon;
+			graw = r2.st[i].raw;
+			gcanon = r2.st[i].canon;
+		} else if (!two_runs && i && i <= nrec && rec.has[i - 1]) {
+			have = true;
+			wraw = rec.raw[i - 1];
+			wcanon = rec.canon[i - 1];
+		}
+		if (!have)
 			continue;
-		const char *which = !eng_fp_eq(r1.st[i].raw, rec.raw[i])     ? "raw"
-				    : !eng_fp_eq(r1.st[i].canon, rec.canon[i]) ? "canonical"
-									       : NULL;
+		const char *which = !eng_fp_eq(wraw, graw) ? "raw" : !eng_fp_eq(wcanon, gcanon) ? "canonical" : NULL;
 		if (!which)
 			continue;
-		if (which[0] == 'r')
-			first_raw = i;
-		else
-			first_canon = i;
-		div1 = i;
-		snprintf(why, sizeof why, "step %zu (%s): %s fingerprint differs from the recorded one",
-			 i + 1, t->labels[i], which);
+		char why[128];
+		snprintf(why, sizeof why, two_runs ? "the %s fingerprint differs between two runs (the "
+			 "target is nondeterministic)" : "the %s fingerprint differs from the recorded one",
+			 which);
+		bool first = res.diverged == SIZE_MAX || res.diverged > i;
+		note_divergence(&res, i, which[0] == 'r' ? wraw : wcanon, which[0] == 'r' ? graw : gcanon, why,
+				i ? t->labels[i - 1] : NULL, which);
+		if (first) {
+			odd_step = i;
+			odd_what = which;
+		}
+		break;
 	}
-	size_t diverged = div1 != SIZE_MAX ? div1 : div2;
-	if (diverged == SIZE_MAX && first_raw != SIZE_MAX) {
-		diverged = first_raw;
-		snprintf(why2, sizeof why2, "step %zu (%s): raw fingerprint differs between two runs",
-			 first_raw + 1, t->labels[first_raw]);
-	}
-	if (diverged == SIZE_MAX && first_canon != SIZE_MAX) {
-		diverged = first_canon;
-		snprintf(why2, sizeof why2, "step %zu (%s): canonical fingerprint differs between two runs",
-			 first_canon + 1, t->labels[first_canon]);
-	}
-	const char *reason = div1 != SIZE_MAX ? why : why2;
 
-	if (json) {
-		printf("{\"target\": ");
-		tui_json_str(stdout, target);
-		printf(", \"steps\": %zu, \"replayed\": %ld, \"reproduced\": %s, \"diverged_at\": ",
-		       t->len, done, diverged == SIZE_MAX ? "true" : "false");
-		if (diverged == SIZE_MAX)
-			printf("null");
-		else
-			printf("%zu", diverged + 1);
-		printf(", \"reason\": ");
-		tui_json_str(stdout, diverged == SIZE_MAX ? NULL : reason);
-		printf(", \"trace\": [");
-		for (size_t i = 0; i < t->len; i++) {
-			char a[33], b[33], d[33];
-			printf("%s{\"label\": ", i ? ", " : "");
-			tui_json_str(stdout, t->labels[i]);
-			printf(", \"fp\": \"%s\", \"raw\": \"%s\", \"canonical\": \"%s\"}",
-			       eng_fp_hex(r1.st[i].fp, a), eng_fp_hex(r1.st[i].raw, b),
-			       eng_fp_hex(r1.st[i].canon, d));
-		}
-		printf("]}\n");
-	} else {
-		for (size_t i = 0; i < t->len && i < (size_t)done; i++) {
-			char a[33];
-			printf("%3zu  %s  ", i + 1, eng_fp_hex(r1.st[i].fp, a));
-			tui_escape(stdout, t->labels[i], strlen(t->labels[i]), 200);
-			if (!eng_fp_zero(r1.st[i].raw) || !eng_fp_zero(r1.st[i].canon)) {
-				char b[33], d[33];
-				printf("  raw %.12s canonical %.12s", eng_fp_hex(r1.st[i].raw, b),
-				       eng_fp_hex(r1.st[i].canon, d));
-			}
-			putchar('\n');
-		}
-		if (diverged == SIZE_MAX)
-			printf("replay: all %zu steps reproduced%s\n", t->len,
-			       recorded ? " the recorded fingerprints" : " (two runs agree)");
-		else
-			printf("replay: diverged: %s%s\n", reason,
-			       div1 == SIZE_MAX && !recorded ? " (the target is nondeterministic)" : "");
-	}
-	free(r1.st);
-	free(r2.st);
-	free(fps2);
+	char verdict[1024];
+	int code = tui_replay_verdict(t, t->len, &res, rec.expect, verdict, sizeof verdict);
+	struct replay_args a = {json, two_runs, target, t, &rec, nrec, &r1, two_runs ? &r2 : NULL,
+				odd_step, odd_what, &res, code, verdict};
+	if (json)
+		print_json(&a);
+	else
+		print_human(&a);
+	run_free(&r1);
+	run_free(&r2);
 	recorded_free(&rec);
 	eng_trace_free(t);
 	fe->ops->destroy(fe);
-	return diverged == SIZE_MAX ? TUI_EXIT_OK : TUI_EXIT_VIOLATION;
+	return code;
 }
 
 const struct tui_cmd tui_cmd_replay = {
 	.name = "replay",
-	.usage = "replay [--json] [--file TRACE] MODEL|SCENARIO [LABEL...]",
-	.summary = "re-execute a trace and check every step reaches what was recorded",
-	.help = "  --file TRACE    labels one per line; a tab and 32 hex digits after a label\n"
-		"                  give the fingerprint recorded for that step, and two\n"
-		"                  more (tab-separated) its raw and canonical fingerprints\n"
-		"  --json          print one JSON object\n"
-		"Without recorded fingerprints the trace runs twice and the runs must agree.\n"
-		"Exit 0 when reproduced, 1 when a step diverges, 2 on usage errors.\n",
+	.usage = "replay [OPTIONS] MODEL|SCENARIO [LABEL...]",
+	.summary = "re-execute a trace, check every property at every step, prove its violation",
+	.help = "  --file TRACE        the trace: `cmc trace --file` writes one; one label a\n"
+		"                      line, a tab and 32 hex digits after a label give its\n"
+		"                      recorded fingerprint, two more (tab-separated) its raw\n"
+		"                      and canonical ones; `init N|FP` and `expect PROPERTY`\n"
+		"                      lines before the first label select the initial state\n"
+		"                      and name the violation the trace should end in\n"
+		"  --init N|FP         start from the Nth initial state (from 0) or the one\n"
+		"                      with this fingerprint (default: the file's, else the first)\n"
+		"  --expect PROPERTY   the trace should end in this property's violation\n"
+		"  --exec fork|replay  process mode: fork snapshots (default) or stateless replay\n"
+		"  --no-deadlock       a last state without successors is not a violation\n"
+		"  --json              print one JSON object\n"
+		"Every state reached is judged as `cmc check` judges it; replay stops at the\n"
+		"first property that fails.  Without recorded fingerprints the trace runs twice\n"
+		"and the runs must agree.  Exit 0: replayed, nothing violated (and nothing\n"
+		"expected); 1: violation reproduced (the last line says which, where); 2: usage\n"
+		"or input error, or the target failed; 3: did not reproduce (a step diverged or\n"
+		"was not enabled, the runs disagree, or the expected violation did not come).\n",
 	.exec = replay_exec,
 };

@@ -1,7 +1,9 @@
 /*
  * cmd-trace.c — `cmc trace [VIOLATION]`: a stored violation with its
  * counterexample, step by step with the states and fingerprints passed.
- * Without an id: the violations of a run (the latest by default).
+ * Without an id: the violations of a run (the latest by default).  With
+ * --file, the counterexample is written as a trace file that `cmc replay
+ * --file` reads back (the format: tui/cmd-replay.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +61,59 @@ static void print_violation(const store_violation *v, bool json)
 	tui_trace_print(stdout, &v->trace, false);
 }
 
+/* The counterexample as a trace file: its initial state, the property it
+ * should violate, then each label with the fingerprint recorded after it.
+ * 0, or TUI_EXIT_USAGE with a message. */
+static int write_trace_file(const char *path, const store_violation *v)
+{
+	const store_trace *t = &v->trace;
+	for (size_t i = 0; i < t->len; i++) {
+		const char *l = t->labels[i];
+		if (!*l || strpbrk(l, "\t\n\r") || (i == 0 && (!strncmp(l, "init ", 5) ||
+						  !strncmp(l, "expect ", 7) || l[0] == '#'))) {
+			fprintf(stderr, "cmc trace: step %zu's label cannot be written in a trace file "
+				"(empty, a tab or a line break, or read as a header line)\n", i + 1);
+			return TUI_EXIT_USAGE;
+		}
+	}
+	if (strpbrk(v->property, "\t\n\r")) {
+		fprintf(stderr, "cmc trace: the property name cannot be written in a trace file\n");
+		return TUI_EXIT_USAGE;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "cmc trace: cannot write '%s'\n", path);
+		return TUI_EXIT_USAGE;
+	}
+	char buf[33];
+	fprintf(f, "# cmc trace: violation %lld (run %lld): ", (long long)v->id, (long long)v->run);
+	tui_escape(f, v->property, strlen(v->property), 256);
+	if (v->message && *v->message) {
+		fputs(": ", f);
+		tui_escape(f, v->message, strlen(v->message), 1024);
+	}
+	fputs("\n# replay it: cmc replay --file THIS-FILE TARGET\n", f);
+	if (!eng_fp_zero(t->init_fp))
+		fprintf(f, "init %s\n", eng_fp_hex(t->init_fp, buf));
+	fprintf(f, "expect %s\n", v->property);
+	for (size_t i = 0; i < t->len; i++) {
+		eng_fp fp = t->fps ? t->fps[i] : (eng_fp){0, 0};
+		fputs(t->labels[i], f);
+		if (!eng_fp_zero(fp))
+			fprintf(f, "\t%s", eng_fp_hex(fp, buf));
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "cmc trace: cannot write '%s'\n", path);
+		return TUI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int trace_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
-	if (tui_store_opts_parse(&tui_cmd_trace, argc, argv, TUI_SO_RUN, &so))
+	if (tui_store_opts_parse(&tui_cmd_trace, argc, argv, TUI_SO_RUN | TUI_SO_FILE, &so))
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	const char *runarg = so.run;
@@ -73,6 +124,8 @@ static int trace_exec(int argc, char **argv)
 	if (optind < argc && !tui_parse_id(argv[optind], &vid))
 		return tui_usage_error(&tui_cmd_trace, "expected a violation id, got '%s'",
 				       argv[optind]);
+	if (so.file && vid < 0)
+		return tui_usage_error(&tui_cmd_trace, "--file: name the violation to write");
 	store *st = tui_store_open(&tui_cmd_trace, db);
 	if (!st)
 		return TUI_EXIT_USAGE;
@@ -84,8 +137,11 @@ static int trace_exec(int argc, char **argv)
 			fprintf(stderr, "cmc trace: %s\n", store_error(st));
 			rc = TUI_EXIT_USAGE;
 		} else {
-			print_violation(&v, json);
-			if (json)
+			if (so.file)
+				rc = write_trace_file(so.file, &v);
+			else
+				print_violation(&v, json);
+			if (json && !so.file)
 				putchar('\n');
 			store_violation_clear(&v);
 		}
@@ -120,10 +176,12 @@ static int trace_exec(int argc, char **argv)
 
 const struct tui_cmd tui_cmd_trace = {
 	.name = "trace",
-	.usage = "trace [--run R] [--db FILE] [--json] [VIOLATION]",
+	.usage = "trace [--run R] [--db FILE] [--json] [--file TRACE] [VIOLATION]",
 	.summary = "show a stored violation's counterexample (or a run's violations)",
 	.help = "  --run R             without VIOLATION: that run's (default: the latest)\n"
 		"  --db FILE           the database (default ./cmc.db)\n"
-		"  --json              one JSON object\n",
+		"  --json              one JSON object\n"
+		"  --file TRACE        write VIOLATION's counterexample to TRACE, as\n"
+		"                      `cmc replay --file TRACE TARGET` reads it back\n",
 	.exec = trace_exec,
 };

@@ -15,6 +15,7 @@
 #define TUI_EXIT_OK 0
 #define TUI_EXIT_VIOLATION 1
 #define TUI_EXIT_USAGE 2
+#define TUI_EXIT_NOT_REPRODUCED 3 /* cmc replay: diverged, or the violation did not come */
 
 struct tui_cmd {
 	const char *name;
@@ -62,6 +63,12 @@ void tui_json_bytes(FILE *out, const void *p, size_t n);
 /* escape.c: untrusted bytes for a terminal: printable ASCII as is, the rest
  * as \n, \t, \xHH.  Writes at most `max` input bytes, then "...". */
 void tui_escape(FILE *out, const void *p, size_t n, size_t max);
+
+/* replay-verdict.c: one line saying what a replay of the first `steps`
+ * labels of t came to (into buf), and the exit status for it.  expect:
+ * the property the trace should violate, or NULL. */
+int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result *r,
+		       const char *expect, char *buf, size_t len);
 
 /* signals.c: SIGINT/SIGTERM stop the given search cleanly (NULL: none). */
 void tui_signals_stop(eng_search *s);

@@ -124,7 +124,6 @@ size_t tui_report_violations(const tui_report *r) { return r->n; }
 struct show {
 	eng_frontend *fe;
 	FILE *out;
-	eng_fp want; /* the initial state to print */
 };
 
 static void show_state(struct show *sh, const eng_succ *s)
@@ -134,23 +133,20 @@ static void show_state(struct show *sh, const eng_succ *s)
 	fputc('\n', sh->out);
 }
 
-static bool show_init(void *ctx, const eng_succ *s)
+/* Each state on the way; the initial state is step 0. */
+static void show_step(void *ctx, const eng_replay_step *st)
 {
 	struct show *sh = ctx;
-	if (!s->state || (!eng_fp_zero(sh->want) && !eng_fp_eq(s->fp, sh->want)))
-		return true;
-	show_state(sh, s);
-	return false;
-}
-
-static void show_step(void *ctx, size_t step, const char *label, const eng_succ *s, bool matched)
-{
-	struct show *sh = ctx;
-	fprintf(sh->out, "    %zu: ", step + 1);
-	tui_escape(sh->out, label, strlen(label), 200);
-	fputc('\n', sh->out);
-	if (matched && s->state)
-		show_state(sh, s);
+	if (st->step == 0) {
+		fputs("    0: <initial state>\n", sh->out);
+	} else {
+		fprintf(sh->out, "    %zu: ", st->step);
+		tui_escape(sh->out, st->label, strlen(st->label), 200);
+		fputc('\n', sh->out);
+	}
+	if ((st->outcome == ENG_STEP_MATCHED || st->outcome == ENG_STEP_UNRECORDED) &&
+	    st->succ->state)
+		show_state(sh, st->succ);
 }
 
 static void print_trace(tui_report *r, const struct viol *v, FILE *out)
@@ -163,13 +159,14 @@ static void print_trace(tui_report *r, const struct viol *v, FILE *out)
 	/* Models print each state on the way, by one replay of the trace;
 	 * process targets are not re-run here (cmc replay does that). */
 	if (r->fe && r->fe->ops->print && strcmp(r->fe->ops->kind, "model") == 0) {
-		struct show sh = {r->fe, out, v->init_fp};
+		struct show sh = {r->fe, out};
 		eng_trace t = {v->len, v->labels, v->fps, v->init_fp};
-		size_t div;
-		char why[256];
-		fprintf(out, "    0: <initial state>\n");
-		r->fe->ops->initial(r->fe, show_init, &sh);
-		eng_replay(r->fe, &t, show_step, &sh, &div, why, sizeof why);
+		eng_replay_opts o;
+		eng_replay_opts_default(&o);
+		o.fn = show_step;
+		o.ctx = &sh;
+		eng_replay_result res;
+		eng_replay(r->fe, &t, &o, &res);
 		return;
 	}
 	for (size_t i = 0; i < v->len; i++) {

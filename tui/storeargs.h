@@ -13,11 +13,12 @@
 
 /* The options they share (storeopts.c); operands start at optind. */
 struct tui_store_opts {
-	const char *db, *run;
+	const char *db, *run, *file;
 	bool json, bytes;
 };
 #define TUI_SO_RUN 1u   /* accept --run R */
 #define TUI_SO_BYTES 2u /* accept --bytes */
+#define TUI_SO_FILE 4u  /* accept --file PATH */
 /* 0, or TUI_EXIT_USAGE after printing the usage error. */
 int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, unsigned accept,
 			 struct tui_store_opts *o);

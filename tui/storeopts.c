@@ -1,7 +1,7 @@
 /*
  * storeopts.c — the options the store-reading commands share (runs, show,
  * trace, compare, diff): --db FILE, --json, and where the command takes
- * them, --run R and --bytes.  One parser, so they spell and reject options
+ * them, --run R, --bytes and --file PATH.  One parser, so they spell and reject options
  * the same way.
  */
 #include <getopt.h>
@@ -16,6 +16,7 @@ int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, unsigne
 		{"json", no_argument, NULL, 'j'},
 		{"run", required_argument, NULL, 'r'},
 		{"bytes", no_argument, NULL, 'b'},
+		{"file", required_argument, NULL, 'f'},
 		{0, 0, 0, 0},
 	};
 	*o = (struct tui_store_opts){0};
@@ -31,6 +32,8 @@ int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, unsigne
 			o->run = optarg;
 		else if (ch == 'b' && (accept & TUI_SO_BYTES))
 			o->bytes = true;
+		else if (ch == 'f' && (accept & TUI_SO_FILE))
+			o->file = optarg;
 		else
 			return tui_usage_error(c, "unknown option '%s'", argv[optind - 1]);
 	}

@@ -1,13 +1,16 @@
 /*
  * view-replay.c — a counterexample and its replay session: the trace as
  * stored, step by step; Right re-executes one more step on the live target
- * (the prefix is replayed through eng_replay on the worker) and compares
- * the fingerprint reached with the stored one; Left steps back.  The first
- * divergence is shown on the step where it happens.
+ * (the prefix is replayed through eng_replay on the worker), which judges
+ * every property on the way and compares the fingerprint reached with the
+ * stored one; Left steps back.  Each step says matched, DIFFERS, NOT TAKEN
+ * or FAULT and what fails there; the line above says what the replay came
+ * to, in the words of `cmc replay` (tui_replay_verdict).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd.h"
 #include "util.h"
 #include "wb.h"
 
@@ -48,6 +51,7 @@ void wb_replay_open(struct wb *wb, int64_t id)
 	}
 	t->init_fp = V.v.trace.init_fp;
 	wb_lock(wb);
+	snprintf(wb->replay_expect, sizeof wb->replay_expect, "%s", V.v.property ? V.v.property : "");
 	if (wb->replay_trace)
 		eng_trace_free(wb->replay_trace);
 	free(wb->rsteps);
@@ -97,16 +101,20 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	wb_escape(msg, sizeof msg, V.v.message ? V.v.message : "", V.v.message ? strlen(V.v.message) : 0);
 	wb_row(w, 0, cols, wb_attr(wb, WB_C_BAD), "violation %lld: %s %s", (long long)V.v.id, prop, msg);
 	size_t div;
-	char why[256];
+	char why[sizeof wb->replay_why];
 	wb_lock(wb);
 	div = wb->replay_diverged;
+	int code = wb->replay_code;
 	memcpy(why, wb->replay_why, sizeof why);
 	bool running = wb->job == WB_J_REPLAY;
 	wb_unlock(wb);
-	wb_row(w, 1, cols, A_NORMAL, "replayed %zu of %zu steps%s%s%s", V.at, V.v.trace.len,
-	       running ? " (running)" : "", div != SIZE_MAX && !running ? " - DIVERGED: " : "",
-	       div != SIZE_MAX && !running ? why : "");
-	wb_row(w, 2, cols, A_BOLD, "%4s %-28s %-12s %-12s %s", "step", "operation", "stored fp", "replayed",
+	/* The verdict when it says something a step's row cannot: a violation
+	 * reproduced, or a replay that did not reproduce. */
+	bool say = !running && why[0] && code != TUI_EXIT_OK;
+	wb_row(w, 1, cols, say && code != TUI_EXIT_VIOLATION ? (int)wb_attr(wb, WB_C_BAD) : (int)A_NORMAL,
+	       "replayed %zu of %zu steps%s%s%s", V.at, V.v.trace.len, running ? " (running)" : "",
+	       say ? " - " : "", say ? why : "");
+	wb_row(w, 2, cols, A_BOLD, "%4s %-20s %-12s %-12s %s", "step", "operation", "stored fp", "replayed",
 	       "reply");
 	size_t body = rows > 3 ? (size_t)rows - 3 : 1;
 	wb_list_clamp(&V.l, body);
@@ -118,28 +126,40 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 			wb_escape(lab, sizeof lab, l, strlen(l));
 			if (V.v.trace.fps)
 				wb_fp_short(V.v.trace.fps[i - 1], sfp);
-			wb_lock(wb);
-			if (wb->rsteps)
-				r = wb->rsteps[i - 1];
-			wb_unlock(wb);
 		} else {
 			wb_fp_short(V.v.trace.init_fp, sfp);
 		}
+		wb_lock(wb);
+		if (wb->rsteps)
+			r = wb->rsteps[i];
+		wb_unlock(wb);
 		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
 		if (i > 0 && i <= V.at && !running) {
-			if (r.done && r.matched) {
-				snprintf(res, sizeof res, "%s", "match");
-			} else if (r.done) {
+			if (r.done && r.fault) {
+				snprintf(res, sizeof res, "FAULT");
+				attr |= wb_attr(wb, WB_C_BAD);
+			} else if (r.done && (r.outcome == ENG_STEP_MATCHED ||
+					      r.outcome == ENG_STEP_UNRECORDED)) {
+				snprintf(res, sizeof res, "%s", r.outcome == ENG_STEP_MATCHED ? "match" : "taken");
+			} else if (r.done && r.outcome == ENG_STEP_DIVERGED) {
 				wb_fp_short(r.got, gfp);
 				snprintf(res, sizeof res, "DIFFERS %s", gfp);
 				attr |= wb_attr(wb, WB_C_BAD);
-			} else if (div != SIZE_MAX && i - 1 >= div) {
+			} else if (r.done || (div != SIZE_MAX && i >= div)) {
 				snprintf(res, sizeof res, "NOT TAKEN");
 				attr |= wb_attr(wb, WB_C_BAD);
 			}
 		}
-		wb_row(w, (int)y, cols, attr, "%4zu %-28.28s %-12s %-12s %s", i, lab, sfp, res,
-		       i > 0 && i <= V.at ? r.reply : "");
+		/* The property that fails here, in brackets, before what the
+		 * target replied. */
+		bool v = i <= V.at && !running && r.done && r.property[0];
+		char prop[sizeof r.property + 4] = "";
+		if (v) {
+			attr |= wb_attr(wb, WB_C_BAD);
+			snprintf(prop, sizeof prop, "[%s] ", r.property);
+		}
+		wb_row(w, (int)y, cols, attr, "%4zu %-20.20s %-12s %-12s %s%s", i, lab, sfp, res, prop,
+		       i > 0 && i <= V.at && !running ? r.reply : "");
 	}
 }
 

@@ -156,28 +156,29 @@ static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len
 			 (unsigned long long)t->distinct);
 }
 
-struct replay_ctx {
-	struct wb *wb;
-};
-
-static void replay_step(void *ctx, size_t step, const char *label, const eng_succ *s,
-			bool matched)
+static void replay_step(void *ctx, const eng_replay_step *s)
 {
-	struct replay_ctx *c = ctx;
-	struct wb *wb = c->wb;
+	struct wb *wb = ctx;
 	wb_lock(wb);
-	if (wb->rsteps && wb->replay_trace && step < wb->replay_trace->len) {
-		struct wb_rstep *r = &wb->rsteps[step];
+	if (wb->rsteps && wb->replay_trace && s->step <= wb->replay_trace->len) {
+		struct wb_rstep *r = &wb->rsteps[s->step];
 		r->done = true;
-		r->matched = matched;
-		r->got = s ? s->fp : (eng_fp){0, 0};
+		r->outcome = s->outcome;
+		r->fault = s->fault;
+		r->got = s->succ ? s->succ->fp : (eng_fp){0, 0};
 		r->reply[0] = 0;
-		if (s && s->obs && s->obs->reply)
-			wb_escape(r->reply, sizeof r->reply, s->obs->reply, s->obs->reply_len);
+		r->property[0] = 0;
+		if (s->succ && s->succ->obs && s->succ->obs->reply)
+			wb_escape(r->reply, sizeof r->reply, s->succ->obs->reply, s->succ->obs->reply_len);
+		if (s->nviolated)
+			wb_escape(r->property, sizeof r->property, s->property[0], strlen(s->property[0]));
 	}
 	wb_unlock(wb);
 }
 
+/* Re-execute the first `steps` steps; the verdict is the one `cmc replay`
+ * gives (tui_replay_verdict), with the violation expected only when the
+ * whole counterexample was replayed. */
 static void job_replay(struct wb *wb, size_t steps, char *msg, size_t len)
 {
 	if (!wb->fe) {
@@ -196,29 +197,59 @@ static void job_replay(struct wb *wb, size_t steps, char *msg, size_t len)
 		wb_unlock(wb);
 	}
 	eng_trace pre;
+	char expect[sizeof wb->replay_expect];
 	wb_lock(wb);
 	pre = *wb->replay_trace;
+	size_t total = pre.len;
 	if (steps < pre.len)
 		pre.len = steps;
-	for (size_t i = 0; i < wb->replay_trace->len; i++)
+	for (size_t i = 0; i <= wb->replay_trace->len; i++)
 		wb->rsteps[i].done = false;
 	wb->replay_diverged = SIZE_MAX;
 	wb->replay_why[0] = 0;
+	memcpy(expect, wb->replay_expect, sizeof expect);
 	wb_unlock(wb);
-	size_t div = SIZE_MAX;
-	char why[256] = "";
-	struct replay_ctx c = {wb};
-	long n = eng_replay(wb->fe, &pre, replay_step, &c, &div, why, sizeof why);
+	bool whole = pre.len == total;
+	eng_replay_opts o;
+	eng_replay_opts_default(&o);
+	o.expect = expect[0] ? expect : NULL;
+	o.check_deadlock = whole; /* a prefix's last state is no deadlock */
+	o.fn = replay_step;
+	o.ctx = wb;
+	eng_replay_result r;
+	eng_replay(wb->fe, &pre, &o, &r);
+	char verdict[1024], text[1200];
+	int code = tui_replay_verdict(&pre, pre.len, &r, whole ? o.expect : NULL, verdict, sizeof verdict);
+	if (code == TUI_EXIT_OK && !whole)
+		snprintf(verdict, sizeof verdict, "no property fails yet%s",
+			 pre.len ? ", every fingerprint matched" : "; the initial state matched");
+	else if (code != TUI_EXIT_USAGE && r.diverged != SIZE_MAX)
+		snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
+			 " - was the target rebuilt since the run, or is it nondeterministic? "
+			 "(try `cmc replay --exec replay`)");
+	/* Row 1 of the view says first where the target did not repeat
+	 * itself, then the verdict (escaped already). */
+	char row[sizeof wb->replay_why];
+	if (code == TUI_EXIT_VIOLATION && r.diverged != SIZE_MAX && r.diverged) {
+		char lab[64];
+		const char *l = pre.labels[r.diverged - 1];
+		wb_escape(lab, sizeof lab, l, strlen(l));
+		snprintf(row, sizeof row, "DIVERGED at step %zu (%s); %.400s", r.diverged, lab, verdict);
+	} else if (code == TUI_EXIT_VIOLATION && r.diverged != SIZE_MAX) {
+		snprintf(row, sizeof row, "DIVERGED at the initial state; %.400s", verdict);
+	} else
+		snprintf(row, sizeof row, "%.500s", verdict);
+	snprintf(text, sizeof text, "replayed %zu of %zu steps: %s", pre.len, total, verdict);
 	wb_lock(wb);
-	wb->replay_diverged = div;
-	wb_escape(wb->replay_why, sizeof wb->replay_why, why, strlen(why));
+	wb->replay_diverged = r.diverged;
+	wb->replay_code = code;
+	memcpy(wb->replay_why, row, sizeof row);
 	wb_unlock(wb);
-	if (n < 0)
-		snprintf(msg, len, "replay failed: %.200s", why);
-	else if (div != SIZE_MAX)
-		snprintf(msg, len, "replay diverged at step %zu", div + 1);
-	else
-		snprintf(msg, len, "replayed %zu step(s): every fingerprint matched", pre.len);
+	size_t n = strlen(text); /* the status line keeps what fits */
+	if (n >= len)
+		n = len - 1;
+	memcpy(msg, text, n);
+	msg[n] = 0;
 }
 
 static void job_describe(struct wb *wb, uint32_t id)

@@ -117,8 +117,10 @@ struct wb_render {
 /* One step of a counterexample replay as re-executed. */
 struct wb_rstep {
 	bool done;         /* this step has been re-executed */
-	bool matched;      /* reached the stored fingerprint */
+	eng_step_outcome outcome;
+	bool fault;        /* the target ended abnormally here */
 	eng_fp got;        /* fingerprint actually reached */
+	char property[64]; /* the property failing here, escaped; "" none */
 	char reply[160];   /* reply bytes, escaped (process mode) */
 };
 
@@ -155,9 +157,12 @@ struct wb {
 	char job_label[256];
 	size_t job_steps;
 	eng_trace *replay_trace;   /* owned; the trace being replayed */
-	struct wb_rstep *rsteps;   /* replay_trace->len entries */
+	struct wb_rstep *rsteps;   /* replay_trace->len + 1 entries: [0] is the
+				    * initial state, [i] the state after step i */
+	char replay_expect[128];   /* the violation's property ("": none) */
 	size_t replay_diverged;    /* first diverging step, SIZE_MAX: none */
-	char replay_why[256];
+	int replay_code;           /* tui_replay_verdict()'s, of the last replay */
+	char replay_why[512];      /* its verdict, escaped ("": not replayed) */
 	eng_stats prog;            /* latest progress of the live search */
 	uint64_t prog_seq;         /* bumps with every change to the graph */
 	uint64_t done_seq;         /* bumps when a job finishes */
