@@ -34,6 +34,8 @@ ok "... and says which was expected" grep -q "^did not reproduce: no property fa
 "$CMC" trace --db ds.db --file ds.trace 1
 is "cmc trace --file writes the counterexample" "$?" 0
 ok "... with the initial state's fingerprint" grep -Eq '^init [0-9a-f]{32}$' ds.trace
+"$CMC" trace --db ds.db --file latest.trace
+ok "... without an id: the latest run's first violation, the same file" cmp ds.trace latest.trace
 ok "... and the property it should violate" grep -qx 'expect invariant:NotSolved' ds.trace
 is "... and one line a step with its fingerprint" "$(grep -Ec '^[A-Za-z]+	[0-9a-f]{32}$' ds.trace)" 6
 "$CMC" replay --file ds.trace diehard-solve >dsf.out 2>&1

@@ -124,8 +124,6 @@ static int trace_exec(int argc, char **argv)
 	if (optind < argc && !tui_parse_id(argv[optind], &vid))
 		return tui_usage_error(&tui_cmd_trace, "expected a violation id, got '%s'",
 				       argv[optind]);
-	if (so.file && vid < 0)
-		return tui_usage_error(&tui_cmd_trace, "--file: name the violation to write");
 	store *st = tui_store_open(&tui_cmd_trace, db);
 	if (!st)
 		return TUI_EXIT_USAGE;
@@ -153,6 +151,15 @@ static int trace_exec(int argc, char **argv)
 		if (rc == 0 && store_violations(st, run, &v, &n) < 0) {
 			fprintf(stderr, "cmc trace: %s\n", store_error(st));
 			rc = TUI_EXIT_USAGE;
+		} else if (rc == 0 && so.file) {
+			/* the run's first violation, as a trace file */
+			if (n == 0) {
+				fprintf(stderr, "cmc trace: run %lld has no violation to write\n", (long long)run);
+				rc = TUI_EXIT_USAGE;
+			} else {
+				rc = write_trace_file(so.file, &v[0]);
+			}
+			store_violations_free(v, n);
 		} else if (rc == 0) {
 			if (json)
 				printf("{\"run\": %lld, \"violations\": [", (long long)run);
@@ -181,7 +188,8 @@ const struct tui_cmd tui_cmd_trace = {
 	.help = "  --run R             without VIOLATION: that run's (default: the latest)\n"
 		"  --db FILE           the database (default ./cmc.db)\n"
 		"  --json              one JSON object\n"
-		"  --file TRACE        write VIOLATION's counterexample to TRACE, as\n"
-		"                      `cmc replay --file TRACE TARGET` reads it back\n",
+		"  --file TRACE        write VIOLATION's counterexample (without one: the\n"
+		"                      run's first) to TRACE, as `cmc replay --file TRACE\n"
+		"                      TARGET` reads it back\n",
 	.exec = trace_exec,
 };
