@@ -64,6 +64,7 @@
 
 #include "cmc_region.h"
 #include "proc_limits.h"
+#include "proc_scratch.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -385,6 +386,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;
+	t->scratch = proc_scratch_ref(p->scratch);
 	proc_jail_enter(jail, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
 			(rep.flags & CMC_SNAP_IN_TASKS) != 0);
 	if (cmc_snap_needs_go(cgroup >= 0, tasks >= 0, rep.flags)) {

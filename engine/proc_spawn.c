@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -31,6 +32,7 @@
 
 #include "cmc_region.h"
 #include "proc_limits.h"
+#include "proc_scratch.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -176,7 +178,8 @@ static void child_fd(int from, int to)
 }
 
 static _Noreturn void child(const struct proc_scenario *sc, char **av, char **env, int in_r,
-			    int out_w, int canon_w, int ctl_w, int snap_w, int errp, bool det)
+			    int out_w, int canon_w, int ctl_w, int snap_w, int errp, bool det,
+			    const struct proc_scratch *scratch, const char *exe)
 {
 	int e;
 	sigset_t all;
@@ -198,7 +201,7 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 		rl.rlim_cur = proc_nofile_orig;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (sc->cwd && chdir(sc->cwd) < 0)
+	if (proc_scratch_enter(scratch) < 0)
 		goto fail;
 	if (proc_limits_child(sc) < 0)
 		goto fail;
@@ -228,7 +231,7 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 	/* Deterministic: stop at exec so cmc can fix AT_RANDOM (fix_random). */
 	if (det)
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-	execve(sc->exe, av, env);
+	execve(exe, av, env);
 fail:
 	e = errno;
 	if (write(errp, &e, sizeof e) < 0)
@@ -398,12 +401,33 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
 
+	t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
+	if (!t->scratch) {
+		obs->fault = PROC_FAULT_START;
+		free_vec(av);
+		free_vec(env);
+		int fds[] = {in[0], in[1], out[0], out[1], canon[0], canon[1], ctl[0], ctl[1], errp[0], errp[1],
+			     sp[0], sp[1]};
+		for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		free(t);
+		return NULL;
+	}
+	/* The target starts in a directory of its own: a path relative to
+	 * ours is made absolute first. */
+	char exe[PATH_MAX];
+	if (sc->exe[0] == '/' || !getcwd(exe, sizeof exe - 1) ||
+	    strlen(exe) + strlen(sc->exe) + 2 > sizeof exe)
+		snprintf(exe, sizeof exe, "%s", sc->exe);
+	else
+		strcat(strcat(exe, "/"), sc->exe);
 	t->jail = proc_jail_new(sc);
 	pid_t pid = fork();
 	if (pid < 0)
 		eng_die("fork: %s", strerror(errno));
 	if (pid == 0)
-		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1], det);
+		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1], det, t->scratch, exe);
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
 	setpgid(pid, pid);
 	t->pid = t->pgid = pid;
@@ -609,6 +633,7 @@ void proc_target_kill(struct proc_target *t)
 		t->pid = 0;
 	}
 	proc_jail_free(t->jail); /* whatever left the group or outlived it */
+	proc_scratch_unref(t->scratch);
 	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->snap_fd};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (*fds[i] >= 0) {

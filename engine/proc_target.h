@@ -101,6 +101,8 @@ struct proc_target {
 	                           channel (written before the child existed):
 	                           proc_target_step() sends only the rest */
 	struct proc_jail *jail; /* proc_limits.h; NULL: no cgroup of its own (owned) */
+	struct proc_scratch *scratch; /* its working directory's own layer, shared with
+	                           its snapshots (proc_scratch.h); NULL: none */
 };
 
 /*

@@ -32,6 +32,12 @@ alive() {
 # target reaches a terminal raw.
 clean() { [ "$(LC_ALL=C tr -d '\11\12\40-\176' <"$1" | wc -c | tr -d ' ')" = 0 ]; }
 
+# A target works on a copy of its scenario's cwd: this one's hostile.pids
+# is a symbolic link to ours, so the pids every process of the target's
+# appends land here, whichever copy it runs in.
+mkdir tcwd && ln -s "$T/hostile.pids" tcwd/hostile.pids
+scn_here() { { cat "$SCN/$1.scn"; echo "cwd $T/tcwd"; } >"$1.scn"; }
+
 run=0
 # Both executors: stateless replay and fork snapshots.
 for ex in replay fork; do
@@ -39,7 +45,8 @@ for ex in replay fork; do
 while read -r m rc prop; do
 	f=$m-$ex mode="$m ($ex)"
 	rm -f hostile.pids
-	timeout 60 "$CMC" check --exec $ex --json --db "$db" "$SCN/$m.scn" >"$f.json" 2>"$f.err"
+	scn_here "$m"
+	timeout 60 "$CMC" check --exec $ex --json --db "$db" "$m.scn" >"$f.json" 2>"$f.err"
 	is "$mode: cmc check ends with exit $rc" "$?" "$rc"
 	run=$((run + 1))
 	if [ "$prop" != - ]; then

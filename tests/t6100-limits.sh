@@ -21,6 +21,10 @@ alive() {
 	done
 	echo $n
 }
+# A target works on a copy of its scenario's cwd: this one's hostile.pids
+# and hostile.big are symbolic links to ours, so what the target writes
+# there lands here, whichever copy it runs in.
+mkdir tcwd && ln -s "$T/hostile.pids" tcwd/hostile.pids && ln -s "$T/hostile.big" tcwd/hostile.big
 scn() { # NAME MODE LIMIT-LINES...
 	name=$1 mode=$2
 	shift 2
@@ -28,6 +32,7 @@ scn() { # NAME MODE LIMIT-LINES...
 		echo "target $HB $mode"
 		printf 'op a "a\\n" once\nop evil "evil\\n" once\ntimeout 5000\n'
 		for l in "$@"; do echo "$l"; done
+		echo "cwd $T/tcwd"
 	} >"$name.scn"
 }
 trace_re='"property": "limit", "message": .*, "state": [0-9]*, "trace": \["a", "evil"\]'

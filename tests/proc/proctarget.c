@@ -16,6 +16,8 @@
  *   exit N     exits with status N
  *   alloc N    malloc(N) and touch it    -> OK
  *   cgroup     its jail's cgroup path        -> CG v2|pids /path (or CG none)
+ *   write F    append a byte to file F in its working directory -> SIZE n
+ *   files      how many entries its working directory has -> FILES n
  *   env        keep a heap copy of the environment's strings and of the
  *              address of a local variable (as shells and interpreters
  *              do)                       -> OK
@@ -39,6 +41,7 @@
  *            the first exits at once, the first 100 ms later, so a fork
  *            snapshot's child is seen to end before the snapshot does).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -49,6 +52,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 unsigned long counter;
@@ -168,6 +172,25 @@ static void command(const char *line)
 	} else if (!strcmp(line, "stack")) {
 		keep_stack();
 		say("OK\n");
+	} else if (!strncmp(line, "write ", 6)) {
+		int fd = open(line + 6, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		struct stat st;
+		char b[48] = "ERR\n";
+		if (fd >= 0 && write(fd, "x", 1) == 1 && fstat(fd, &st) == 0)
+			snprintf(b, sizeof b, "SIZE %lld\n", (long long)st.st_size);
+		say(b);
+		if (fd >= 0)
+			close(fd);
+	} else if (!strcmp(line, "files")) {
+		DIR *d = opendir(".");
+		int n = 0;
+		while (d && readdir(d))
+			n++;
+		if (d)
+			closedir(d);
+		char b[32];
+		snprintf(b, sizeof b, "FILES %d\n", n);
+		say(b);
 	} else if (!strcmp(line, "altq")) {
 		stack_t o;
 		bool mine = sigaltstack(NULL, &o) == 0 && o.ss_sp == (void *)altarea &&

@@ -1,0 +1,200 @@
+/*
+ * proc_scratch.c — a target's working directory of its own (issue 17):
+ * files a target writes there reach no other state's target and no later
+ * run, and go with the target.
+ *
+ * Each target starts in a fresh directory of cmc's ($TMPDIR/cmc-cwd.XXXXXX),
+ * a copy of the scenario's `cwd` when it names one (directories, regular
+ * files and symbolic links; other kinds are left out), else empty.  So
+ * that the path the target sees is the same on every run and under either
+ * executor (programs keep their working directory in the heap), the
+ * directory is bind-mounted, in a mount namespace of the target's own, on
+ * a fixed path: the scenario's `cwd` itself when it names one (so absolute
+ * paths into it still work, on the copy), else PROC_SCRATCH_AT.  The
+ * directory is removed when the last process using it is gone.
+ *
+ * Where the kernel refuses a mount namespace (not root), the target
+ * works in the directory at its own path, which differs from run to run:
+ * proc_scratch_enter() says so by its return.
+ *
+ * Under fork snapshots every snapshot of one start shares the root's
+ * directory (a snapshot's files are its ancestors' and its siblings'):
+ * files are isolated between runs, between replayed states and between
+ * starts, not yet between the states one start's snapshots stand for.
+ *
+ * Invariant: refs > 0 while any target holds the scratch; the directory
+ * is removed when refs reaches 0.  refs changes from several workers
+ * (snapshots are shared by the fork executor's pool): atomically.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "proc_scratch.h"
+#include "util.h"
+
+struct proc_scratch {
+	unsigned refs;
+	char *dir;      /* cmc's copy */
+	char *at;       /* where the target sees it */
+};
+
+/* ---- the seed: a copy of the scenario's directory ---------------------- */
+
+static int copy_file(int from_dir, int to_dir, const char *name, mode_t mode)
+{
+	int in = openat(from_dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int out = in < 0 ? -1 : openat(to_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777);
+	char buf[65536];
+	ssize_t r = 0;
+	while (out >= 0 && (r = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)r) != r) {
+			r = -1;
+			break;
+		}
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in < 0 || out < 0 || r < 0 ? -1 : 0;
+}
+
+/* Copy the tree under from_dir into to_dir (both open); depth bounds it. */
+static int copy_tree(int from_dir, int to_dir, int depth)
+{
+	int fd = dup(from_dir);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	int rc = 0;
+	struct dirent *e;
+	while (rc == 0 && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		struct stat st;
+		if (fstatat(from_dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			rc = copy_file(from_dir, to_dir, e->d_name, st.st_mode);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t n = readlinkat(from_dir, e->d_name, target, sizeof target - 1);
+			if (n >= 0) {
+				target[n] = 0;
+				rc = symlinkat(target, to_dir, e->d_name);
+			}
+		} else if (S_ISDIR(st.st_mode) && depth < 32) {
+			int sub_from = openat(from_dir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			int sub_to = -1;
+			if (sub_from >= 0 && mkdirat(to_dir, e->d_name, st.st_mode & 07777) == 0)
+				sub_to = openat(to_dir, e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			rc = sub_from < 0 || sub_to < 0 ? -1 : copy_tree(sub_from, sub_to, depth + 1);
+			if (sub_from >= 0)
+				close(sub_from);
+			if (sub_to >= 0)
+				close(sub_to);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* ---- the contract ------------------------------------------------------ */
+
+struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/cmc-cwd.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		snprintf(err, errlen, "cannot make the target's working directory in %s: %s",
+			 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		return NULL;
+	}
+	char at[PATH_MAX];
+	if (sc->cwd) {
+		int from = open(sc->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int to = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int e = from < 0 ? errno : 0;
+		int rc = from >= 0 && to >= 0 ? copy_tree(from, to, 0) : -1;
+		if (rc == 0 && !e)
+			e = errno;
+		if (from >= 0)
+			close(from);
+		if (to >= 0)
+			close(to);
+		if (rc < 0 || !realpath(sc->cwd, at)) {
+			snprintf(err, errlen, "cannot copy the working directory %s: %s", sc->cwd,
+				 strerror(e ? e : errno));
+			rm_tree(dir);
+			return NULL;
+		}
+	} else {
+		snprintf(at, sizeof at, "%s", PROC_SCRATCH_AT);
+		struct stat st;
+		if ((mkdir(at, 0755) < 0 && errno != EEXIST) || lstat(at, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			/* no fixed path: the target works at the copy's own */
+			snprintf(at, sizeof at, "%s", dir);
+		}
+	}
+	struct proc_scratch *s = eng_xcalloc(1, sizeof *s);
+	s->refs = 1;
+	s->dir = eng_xstrdup(dir);
+	s->at = eng_xstrdup(at);
+	return s;
+}
+
+int proc_scratch_enter(const struct proc_scratch *s)
+{
+	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount(s->dir, s->at, NULL, MS_BIND, NULL) == 0)
+		return chdir(s->at); /* into the copy just mounted there */
+	if (chdir(s->dir) < 0)
+		return -1;
+	return 1;
+}
+
+struct proc_scratch *proc_scratch_ref(struct proc_scratch *s)
+{
+	if (s)
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	return s;
+}
+
+void proc_scratch_unref(struct proc_scratch *s)
+{
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	rm_tree(s->dir);
+	free(s->dir);
+	free(s->at);
+	free(s);
+}

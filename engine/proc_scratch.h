@@ -1,0 +1,32 @@
+/*
+ * proc_scratch.h — a target's working directory of its own: a copy of the
+ * scenario's `cwd` (or an empty directory), mounted where the target sees
+ * it at the same path on every run, removed with the target
+ * (proc_scratch.c).  Private to engine/proc*.
+ */
+#ifndef CMC_PROC_SCRATCH_H
+#define CMC_PROC_SCRATCH_H
+
+#include "proc_scenario.h"
+
+struct proc_scratch;
+
+#include <stddef.h>
+
+/* Where a target whose scenario names no `cwd` sees its directory. */
+#define PROC_SCRATCH_AT "/tmp/cmc-work"
+
+/* Made before the target's fork; NULL (err filled) when the directory
+ * cannot be made or the scenario's cannot be copied. */
+struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err, size_t errlen);
+/* In the target's child: a mount namespace of its own with the copy
+ * mounted at its path, and into it (0); 1 when the kernel refused the
+ * namespace and the target works at the copy's own path; -1 (errno set)
+ * when it cannot even go there. */
+int proc_scratch_enter(const struct proc_scratch *s);
+/* One more target holds it (a fork snapshot of one that does). */
+struct proc_scratch *proc_scratch_ref(struct proc_scratch *s);
+/* One fewer; the last removes the directory. */
+void proc_scratch_unref(struct proc_scratch *s);
+
+#endif
