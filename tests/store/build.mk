@@ -6,3 +6,10 @@ $(STORE_READBENCH): tests/store/readbench.c $(LIBS_ALL) $(B)/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
 EXTRA_ALL += $(STORE_READBENCH)
+
+# Every state of a stored run, one line each (tests/t5500-reach.sh).
+STORE_DUMP := $(B)/tests-helpers/store-dump
+$(STORE_DUMP): tests/store/dumpstates.c $(LIBS_ALL) $(B)/config.mk
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
+EXTRA_ALL += $(STORE_DUMP)
