@@ -124,7 +124,8 @@ run: all
 		$(CMC) check diehard; \
 	fi
 
-TEST_DEPS := clang:clang spin:spin dc:dc tmux:tmux valgrind:valgrind sqlite3:sqlite3 bc:bc ed:ed xmllint:libxml2-utils nc:netcat-openbsd lighttpd:lighttpd
+TEST_DEPS := clang:clang spin:spin dc:dc tmux:tmux valgrind:valgrind sqlite3:sqlite3 bc:bc ed:ed xmllint:libxml2-utils nc:netcat-openbsd lighttpd:lighttpd \
+	calc:apcalc lua5.4:lua5.4 mksh:mksh gdbmtool:gdbmtool vim.basic:vim nginx:nginx beanstalkd:beanstalkd ngircd:ngircd
 test: all
 	@sh share/deps.sh --test $(TEST_DEPS)
 	@B=$(B) SANITIZE=$(SANITIZE) sh tests/run.sh

@@ -5,6 +5,8 @@
  *
  *   id  trace  status  fingerprint  raw  canonical  fault  successors
  *
+ * (status: ok, violation or fault, and "exit N" or "signal N" when the
+ * target ended there)
  * separated by tabs; trace is "/label@state/..." from the initial state,
  * successors " label>state ..." in the order stored; a zero fingerprint
  * prints as "-".  Usage: store-dump DB [RUN] (default: the latest run).
@@ -74,7 +76,12 @@ int main(int argc, char **argv)
 			break;
 		printf("%u\t", id);
 		trace(st, run, id, 0);
-		printf("\t%s\t", s.status == STORE_OK ? "ok" : s.status == STORE_VIOLATION ? "violation" : "fault");
+		printf("\t%s", s.status == STORE_OK ? "ok" : s.status == STORE_VIOLATION ? "violation" : "fault");
+		if (s.obs_flags & ENG_OBS_EXITED)
+			printf(" exit %d", s.exit_status);
+		if (s.obs_flags & ENG_OBS_SIGNALED)
+			printf(" signal %d", s.term_signal);
+		putchar('\t');
 		fp(s.fp);
 		putchar('\t');
 		fp(s.raw_fp);
