@@ -59,4 +59,14 @@ same altstack alt.scn
 ok "altstack: sigaltstack reports the program's own stack in every state (no violation)" \
 	grep -q '"violations": \[\]' altstack.f.json
 
+# The ids a process sees are the same in every process cmc starts and in
+# every snapshot's child: its pid, its parent, its group and its session
+# (mksh keeps its real process group in $PGRP).
+printf 'target %s\nop inc "inc\\n"\nop ids "ids\\n"\ndepth 2\nraw symbol counter\nhash raw\nproperty reply ids "IDS 4242 1 4242 4242 4240"\n' \
+	"$PT" >ids.scn
+for ex in replay fork; do
+	"$CMC" check --keep-going --no-store --exec $ex ids.scn >ids.$ex.out 2>&1
+	is "ids under $ex: pid, parent, group and session are fixed" "$?" 0
+done
+
 done_testing

@@ -17,6 +17,7 @@
  *   alloc N    malloc(N) and touch it    -> OK
  *   cgroup     its jail's cgroup path        -> CG v2|pids /path (or CG none)
  *   write F    append a byte to file F in its working directory -> SIZE n
+ *   ids        its process ids      -> IDS pid ppid pgrp pgid sid
  *   files      how many entries its working directory has -> FILES n
  *   env        keep a heap copy of the environment's strings and of the
  *              address of a local variable (as shells and interpreters
@@ -181,6 +182,11 @@ static void command(const char *line)
 		say(b);
 		if (fd >= 0)
 			close(fd);
+	} else if (!strcmp(line, "ids")) {
+		char b[96];
+		snprintf(b, sizeof b, "IDS %d %d %d %d %d\n", (int)getpid(), (int)getppid(), (int)getpgrp(),
+			 (int)getpgid(0), (int)getsid(0));
+		say(b);
 	} else if (!strcmp(line, "files")) {
 		DIR *d = opendir(".");
 		int n = 0;
