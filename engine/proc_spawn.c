@@ -150,10 +150,6 @@ static char **build_env(const struct proc_scenario *sc, const char *preload, uin
 	if (!det_set)
 		env[k++] = eng_xstrdup("CMC_DETERMINISTIC=1");
 	*det = !det_set && preload && *preload;
-	/* ... and fixed addresses: the target is told CMC_NET_PORT, not the
-	 * real port, which changes with every process (preload/detnet.c). */
-	if (*det && port)
-		env[k++] = fmt("%s=%u", CMC_ENV_NET_PORTS, (unsigned)port);
 	for (size_t i = 0; i < sc->nenv; i++)
 		env[k++] = eng_xstrdup(sc->env[i]);
 	env[k] = NULL;
@@ -400,6 +396,13 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	int sp[2] = {-1, -1};
 	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
+	/* Fixed addresses: the target is told CMC_NET_PORT, and learns the
+	 * real port, which changes with every process, from this message,
+	 * not from its environment (preload/detnet.c). */
+	if (sp[0] >= 0 && det && t->port) {
+		struct cmc_snap_msg cfg = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_CONFIG, .a = t->port};
+		send(sp[0], &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	}
 
 	t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
 	if (!t->scratch) {

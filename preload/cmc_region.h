@@ -254,17 +254,17 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_ENV_DETERMINISTIC "CMC_DETERMINISTIC"
 
 /*
- * CMC_NET_PORTS  "R" (decimal), set by cmc with CMC_DETERMINISTIC=1 for a
- *                tcp target: the real loopback port the target listens on,
- *                which changes with every process cmc starts.  The target
- *                is told CMC_NET_PORT ({port}) instead; preload/detnet.c
- *                binds R when it binds CMC_NET_PORT, reports CMC_NET_PORT
- *                for R, and reports CMC_NET_PEER_PORT as the port of the
- *                peer of every connection accepted on it (cmc's, an
- *                ephemeral port), so the addresses a server keeps are the
- *                same on every run, in every worker and every snapshot.
+ * The real port: the loopback port a tcp target listens on changes with
+ * every process cmc starts.  With CMC_DETERMINISTIC=1 the target is told
+ * CMC_NET_PORT ({port}) instead, and cmc puts a CONFIG message (section
+ * 5; a = the real port R) on the snapshot socket before the target runs,
+ * under either executor: not in the environment, which programs copy into
+ * their heap (nginx does).  preload/detnet.c binds R when it binds
+ * CMC_NET_PORT, reports CMC_NET_PORT for R, and reports CMC_NET_PEER_PORT
+ * as the port of the peer of every connection accepted on it (cmc's, an
+ * ephemeral port), so the addresses a server keeps are the same on every
+ * run, in every worker and every snapshot.
  */
-#define CMC_ENV_NET_PORTS "CMC_NET_PORTS"
 #define CMC_NET_PORT 7070u
 #define CMC_NET_PEER_PORT 40000u
 #define CMC_SNAP_FD_DEFAULT 1000
@@ -312,6 +312,10 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          its first operation's input may be in its channel already, and
  *          the operation must run inside the jail.
  *   ERROR  target -> cmc: a = errno of what failed (no child then).
+ *   CONFIG cmc -> target, first on the socket, before the target runs:
+ *          a = the real port of a tcp target (section 4's end), or 0.
+ *          Read with MSG_PEEK, so a program the target execs reads it
+ *          too; the server passes over it.
  * The parent, the snapshot, keeps its own descriptors and goes back to
  * sleep in the call it was interrupted in.
  */
@@ -321,6 +325,7 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_FORKED 3u
 #define CMC_SNAP_ERROR 4u
 #define CMC_SNAP_GO 5u
+#define CMC_SNAP_CONFIG 6u
 #define CMC_SNAP_MAXFDS 8
 #define CMC_SNAP_TO_CONN (-2)
 #define CMC_SNAP_TO_CGROUP (-3)

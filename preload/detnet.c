@@ -1,6 +1,6 @@
 /*
  * detnet.c — fixed TCP addresses for a target in the deterministic
- * environment (CMC_DETERMINISTIC=1 and CMC_NET_PORTS, cmc_region.h):
+ * environment (CMC_DETERMINISTIC=1 and the real port cmc sends, cmc_region.h):
  * cmc listens each target it starts on a free port, a different one for
  * every process (a replay, a worker's root, another run), and connects from
  * an ephemeral port.  A server keeps both (its configuration, the peer of
@@ -31,17 +31,11 @@ static uint16_t real_port;
 static int on(void)
 {
 	if (net < 0) {
-		char v[16];
-		unsigned long p = 0;
 		net = 0;
-		if (pl_det_on() && pl_env(CMC_ENV_NET_PORTS, v, sizeof v) == 1 && v[0]) {
-			const char *q = v;
-			while (*q >= '0' && *q <= '9' && p <= 65535)
-				p = p * 10 + (unsigned long)(*q++ - '0');
-			if (!*q && p > 0 && p <= 65535) {
-				real_port = (uint16_t)p;
-				net = 1;
-			}
+		uint16_t p = pl_det_on() ? pl_snap_config_port() : 0;
+		if (p) {
+			real_port = p;
+			net = 1;
 		}
 	}
 	return net;

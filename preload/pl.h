@@ -68,6 +68,10 @@ void pl_sigstack_install(void);
  * (detwait.c), as a replayed process never sees it. */
 unsigned pl_snap_requests(void);
 
+/* snap.c: the real port of a tcp target, from cmc's CONFIG message on the
+ * snapshot socket (cmc_region.h); 0 when there is none. */
+uint16_t pl_snap_config_port(void);
+
 /* Little-endian fields of the records the preload writes (cmc_region.h). */
 static inline void pl_put_le32(uint8_t *p, uint32_t v)
 {

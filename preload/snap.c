@@ -154,6 +154,35 @@ static void install(const struct cmc_snap_msg *m, int *fds)
 			close(fds[i]);
 }
 
+/* The fd CMC_SNAP_FD names, or -1 (no digits, or too large). */
+static int env_fd(void)
+{
+	char v[24];
+	if (pl_env(CMC_ENV_SNAP_FD, v, sizeof v) != 1 || !v[0])
+		return -1;
+	int fd = 0;
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '9' || fd > 1000000)
+			return -1;
+		fd = fd * 10 + (*p - '0');
+	}
+	return fd;
+}
+
+uint16_t pl_snap_config_port(void)
+{
+	static int port = -1;
+	if (port < 0) {
+		port = 0;
+		int fd = snap_fd >= 0 ? snap_fd : env_fd();
+		struct cmc_snap_msg m;
+		if (fd >= 0 && recv(fd, &m, sizeof m, MSG_PEEK | MSG_DONTWAIT) == (ssize_t)sizeof m &&
+		    m.magic == CMC_SNAP_MAGIC && m.kind == CMC_SNAP_CONFIG && m.a > 0 && m.a <= 65535)
+			port = m.a;
+	}
+	return (uint16_t)port;
+}
+
 static void serve(void)
 {
 	struct cmc_snap_msg m;
@@ -163,8 +192,12 @@ static void serve(void)
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
 			    .msg_controllen = sizeof cbuf};
 	ssize_t r;
-	while ((r = recvmsg(snap_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
+	/* (past the CONFIG message cmc put first, which carries no fds) */
+	do {
+		mh.msg_controllen = sizeof cbuf;
+		while ((r = recvmsg(snap_fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+			;
+	} while (r == (ssize_t)sizeof m && m.magic == CMC_SNAP_MAGIC && m.kind == CMC_SNAP_CONFIG);
 	if (r < 0)
 		return; /* nothing asked: a stray signal */
 	uint32_t got = 0;
@@ -323,6 +356,7 @@ static __attribute__((noinline)) void serve_init(void)
 	 * which must not depend on cmc's pid.) */
 	struct ucred cred;
 	socklen_t cl = sizeof cred;
+	(void)pl_snap_config_port(); /* before a program the target started closes it */
 	bool ours = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
 		    (long)cred.pid == sys(SYS_getppid, 0, 0, 0, 0, 0);
 	if (!ours) {

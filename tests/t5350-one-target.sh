@@ -59,6 +59,12 @@ same altstack alt.scn
 ok "altstack: sigaltstack reports the program's own stack in every state (no violation)" \
 	grep -q '"violations": \[\]' altstack.f.json
 
+# A tcp server that keeps its environment in the heap (nginx does): the
+# real port cmc chose, different in every process, is not in it.
+NT=$CMC_TOP/$B/tests-helpers/nettarget
+printf 'target %s {port} --keep-env --tick -1\ntransport tcp\nop a "a\\n"\nop b "b\\n"\ndepth 2\nhash raw\n' "$NT" >netenv.scn
+same netenv netenv.scn
+
 # The ids a process sees are the same in every process cmc starts and in
 # every snapshot's child: its pid, its parent, its group and its session
 # (mksh keeps its real process group in $PGRP).

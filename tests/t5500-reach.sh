@@ -33,13 +33,6 @@
 KNOWN_DIVERGENT='
 gdbmtool   json-fork      live snapshots share the database file corpus.db in the working directory: a child cannot take the writer lock another snapshot holds ("Can'"'"'t be writer")
 gdbmtool   states         live snapshots share the database file corpus.db in the working directory: a child cannot take the writer lock another snapshot holds ("Can'"'"'t be writer")
-mksh       json-fork      getpgrp() is not made deterministic: mksh keeps the real process group id in $PGRP
-mksh       states         getpgrp() is not made deterministic: mksh keeps the real process group id in $PGRP
-mksh       replay-replay  getpgrp() is not made deterministic: mksh keeps the real process group id (the target'"'"'s real pid) in $PGRP, different in every process
-mksh       replay-fork    getpgrp() is not made deterministic: mksh keeps the real process group id (the target'"'"'s real pid) in $PGRP, different in every process
-nginx      states         nginx copies its environment into the heap (setproctitle), and CMC_NET_PORTS holds the real port cmc chose, different in every process
-nginx      replay-replay  nginx copies its environment into the heap (setproctitle), and CMC_NET_PORTS holds the real port cmc chose, different in every process
-nginx      replay-fork    nginx copies its environment into the heap (setproctitle), and CMC_NET_PORTS holds the real port cmc chose, different in every process
 '
 # As root, the whole test runs in a mount namespace of its own with a fresh,
 # empty /tmp: what appears there was made by this test, cmc or a target,

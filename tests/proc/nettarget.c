@@ -15,7 +15,8 @@
  * milliseconds, -1 for none; a timeout bumps the tick count and stores
  * time(NULL).  --eintr-spin N: after a wait that a signal interrupted (a
  * fork request), spin N million loop turns before waiting again, so that
- * a snapshot's child is long out of its wait (t5320).
+ * a snapshot's child is long out of its wait (t5320).  --keep-env: a heap
+ * copy of its environment, as nginx keeps one (t5350).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -69,6 +70,16 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--epoll")) how = W_EPOLL;
 		else if (!strcmp(argv[i], "--tick") && i + 1 < argc) ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--eintr-spin") && i + 1 < argc) spin = atol(argv[++i]) * 1000000;
+		else if (!strcmp(argv[i], "--keep-env")) {
+			extern char **environ;
+			static char **kept;
+			size_t n = 0;
+			while (environ[n])
+				n++;
+			kept = calloc(n + 1, sizeof *kept);
+			for (size_t k = 0; kept && k < n; k++)
+				kept[k] = strdup(environ[k]);
+		}
 	}
 	struct rec *r = calloc(1, sizeof *r);
 	snprintf(r->told, sizeof r->told, "%s", argv[1]);
