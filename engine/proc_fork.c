@@ -299,8 +299,8 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	struct proc_jail *jail = proc_jail_ready(sc, &cgroup, &tasks);
 	struct cmc_snap_msg m = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_FORK, .a = f->conn_no,
 				 .lport = p->port, .pport = p->client_port};
-	int send_fds[8] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1]};
-	int32_t to[8] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
+	int send_fds[CMC_SNAP_MAXFDS] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1]};
+	int32_t to[CMC_SNAP_MAXFDS] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
 			 PROC_CTL_FD, CMC_SNAP_FD_DEFAULT};
 	m.nfds = 6;
 	if (cgroup >= 0) {
@@ -310,6 +310,18 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	if (tasks >= 0) {
 		send_fds[m.nfds] = tasks;
 		to[m.nfds++] = CMC_SNAP_TO_TASKS;
+	}
+	/* The child's own working directory: a copy of its origin's. */
+	struct proc_scratch *cwd = NULL;
+	if (p->scratch && strlen(proc_scratch_at(p->scratch)) < sizeof m.cwd_at &&
+	    (cwd = proc_scratch_fork(p->scratch))) {
+		if (strlen(proc_scratch_dir(cwd)) < sizeof m.cwd_src) {
+			snprintf(m.cwd_at, sizeof m.cwd_at, "%s", proc_scratch_at(p->scratch));
+			snprintf(m.cwd_src, sizeof m.cwd_src, "%s", proc_scratch_dir(cwd));
+		} else {
+			proc_scratch_unref(cwd);
+			cwd = NULL;
+		}
 	}
 	memcpy(m.to, to, sizeof to);
 	char cbuf[CMSG_SPACE(sizeof send_fds)];
@@ -341,6 +353,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	close(ctl[1]);
 	close(sp[1]);
 	if (rc < 0 || rep.kind != CMC_SNAP_FORKED || rep.a <= 0) {
+		proc_scratch_unref(cwd);
 		if (rc == 0 && rep.kind == CMC_SNAP_ERROR)
 			e = rep.a;
 		bool epoll_full = rc == 0 && rep.kind == CMC_SNAP_ERROR && rep.a == EOVERFLOW;
@@ -386,7 +399,12 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;
-	t->scratch = proc_scratch_ref(p->scratch);
+	if (rep.flags & CMC_SNAP_OWN_CWD) {
+		t->scratch = cwd;
+	} else {
+		t->scratch = proc_scratch_ref(p->scratch);
+		proc_scratch_unref(cwd); /* it could not mount it: it shares its origin's */
+	}
 	proc_jail_enter(jail, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
 			(rep.flags & CMC_SNAP_IN_TASKS) != 0);
 	if (cmc_snap_needs_go(cgroup >= 0, tasks >= 0, rep.flags)) {

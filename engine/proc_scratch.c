@@ -17,10 +17,13 @@
  * works in the directory at its own path, which differs from run to run:
  * proc_scratch_enter() says so by its return.
  *
- * Under fork snapshots every snapshot of one start shares the root's
- * directory (a snapshot's files are its ancestors' and its siblings'):
- * files are isolated between runs, between replayed states and between
- * starts, not yet between the states one start's snapshots stand for.
+ * Under fork snapshots each child gets a copy of its origin's directory
+ * (proc_scratch_fork), which it mounts over its origin's in a mount
+ * namespace of its own (preload/snap.c): a snapshot's files are its
+ * ancestors', never its siblings'.  Where that fails (no fixed path, the
+ * kernel refuses) the child shares its origin's.  Files a program holds
+ * open across operations are still shared with its snapshots' children
+ * (an open file is the same file after fork).
  *
  * Invariant: refs > 0 while any target holds the scratch; the directory
  * is removed when refs reaches 0.  refs changes from several workers
@@ -170,6 +173,43 @@ struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err,
 	s->dir = eng_xstrdup(dir);
 	s->at = eng_xstrdup(at);
 	return s;
+}
+
+struct proc_scratch *proc_scratch_fork(const struct proc_scratch *origin)
+{
+	if (!origin || !strcmp(origin->at, origin->dir))
+		return NULL; /* not mounted anywhere: nothing to mount over */
+	const char *tmp = getenv("TMPDIR");
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/cmc-cwd.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		return NULL;
+	int from = open(origin->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int to = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = from >= 0 && to >= 0 ? copy_tree(from, to, 0) : -1;
+	if (from >= 0)
+		close(from);
+	if (to >= 0)
+		close(to);
+	if (rc < 0) {
+		rm_tree(dir);
+		return NULL;
+	}
+	struct proc_scratch *s = eng_xcalloc(1, sizeof *s);
+	s->refs = 1;
+	s->dir = eng_xstrdup(dir);
+	s->at = eng_xstrdup(origin->at);
+	return s;
+}
+
+const char *proc_scratch_dir(const struct proc_scratch *s)
+{
+	return s->dir;
+}
+
+const char *proc_scratch_at(const struct proc_scratch *s)
+{
+	return s->at;
 }
 
 int proc_scratch_enter(const struct proc_scratch *s)

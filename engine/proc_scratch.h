@@ -24,6 +24,14 @@ struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err,
  * namespace and the target works at the copy's own path; -1 (errno set)
  * when it cannot even go there. */
 int proc_scratch_enter(const struct proc_scratch *s);
+/* A fork child's own: a copy of its origin's, seen at the same path; NULL
+ * when the origin's is mounted nowhere or the copy failed (the child then
+ * shares its origin's). */
+struct proc_scratch *proc_scratch_fork(const struct proc_scratch *origin);
+/* Its directory, cmc's copy (what a fork child mounts). */
+const char *proc_scratch_dir(const struct proc_scratch *s);
+/* Where the target sees it. */
+const char *proc_scratch_at(const struct proc_scratch *s);
 /* One more target holds it (a fork snapshot of one that does). */
 struct proc_scratch *proc_scratch_ref(struct proc_scratch *s);
 /* One fewer; the last removes the directory. */

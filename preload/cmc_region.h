@@ -311,6 +311,14 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          child waits for it before it returns into the target's call:
  *          its first operation's input may be in its channel already, and
  *          the operation must run inside the jail.
+ *          When cwd_src is not empty it is the child's own working
+ *          directory (a copy of its origin's, engine/proc_scratch.c): the
+ *          child, in a mount namespace of its own, mounts it on cwd_at
+ *          (where its origin's is mounted) and, if its working directory
+ *          was there, goes into it again; FORKED's flags then have
+ *          CMC_SNAP_OWN_CWD (without it, it shares its origin's).  Paths,
+ *          not an fd: a mount is made from a path in the child's own
+ *          namespace, which an fd of cmc's is not.
  *   ERROR  target -> cmc: a = errno of what failed (no child then).
  *   CONFIG cmc -> target, first on the socket, before the target runs:
  *          a = the real port of a tcp target (section 4's end), or 0.
@@ -330,8 +338,10 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_TO_CONN (-2)
 #define CMC_SNAP_TO_CGROUP (-3)
 #define CMC_SNAP_TO_TASKS (-4)
+#define CMC_SNAP_CWD_MAX 256
 #define CMC_SNAP_IN_CGROUP 1u
 #define CMC_SNAP_IN_TASKS 2u
+#define CMC_SNAP_OWN_CWD 4u
 
 struct cmc_snap_msg {
 	uint32_t magic;       /* CMC_SNAP_MAGIC */
@@ -340,7 +350,9 @@ struct cmc_snap_msg {
 	uint16_t lport, pport; /* FORK: the connection to replace, by ports */
 	uint32_t nfds;        /* FORK: descriptors attached, <= CMC_SNAP_MAXFDS */
 	int32_t to[CMC_SNAP_MAXFDS];
-	uint32_t flags;       /* FORKED: CMC_SNAP_IN_CGROUP */
+	uint32_t flags;       /* FORKED: CMC_SNAP_IN_CGROUP, ... */
+	char cwd_at[CMC_SNAP_CWD_MAX];  /* FORK: where the origin's directory is mounted, */
+	char cwd_src[CMC_SNAP_CWD_MAX]; /* and the child's own copy ("": none) */
 };
 
 /* Does a child wait for GO: it was sent a v2 cgroup (sent_cgroup) or a v1
