@@ -3,7 +3,8 @@
  * files a target writes there reach no other state's target and no later
  * run, and go with the target.
  *
- * Each target starts in a fresh directory of cmc's ($TMPDIR/cmc-cwd.XXXXXX),
+ * Each target starts in a fresh directory of cmc's (cmc-cwd.XXXXXX in
+ * $TMPDIR, else /dev/shm, else /tmp),
  * a copy of the scenario's `cwd` when it names one (directories, regular
  * files and symbolic links; other kinds are left out), else empty.  So
  * that the path the target sees is the same on every run and under either
@@ -34,7 +35,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,16 +133,58 @@ static void rm_tree(const char *dir)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
+/* Where the copies go: $TMPDIR when set, else /dev/shm (a tmpfs: making
+ * and removing a directory there costs a fraction of what it costs on a
+ * disk, once per fork child), else /tmp. */
+static const char *scratch_base(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (tmp && *tmp)
+		return tmp;
+	return access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
+}
+
+static void sweep_once(void)
+{
+	const char *base = scratch_base();
+	DIR *d = opendir(base);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		int pid = 0, n = 0;
+		if (sscanf(e->d_name, "cmc-cwd.%d-%*6[A-Za-z0-9]%n", &pid, &n) < 1 || n == 0 ||
+		    e->d_name[n] || pid <= 0 || pid == (int)getpid())
+			continue;
+		if (kill(pid, 0) < 0 && errno == ESRCH) {
+			char path[PATH_MAX];
+			snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+			rm_tree(path);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
 /* ---- the contract ------------------------------------------------------ */
+
+/*
+ * A cmc killed outright (SIGKILL) leaves its copies: each is named after
+ * its cmc's pid (cmc-cwd.PID-XXXXXX), and the first target a cmc starts
+ * removes those of cmcs no longer running.
+ */
+static void sweep(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, sweep_once);
+}
 
 struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err, size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
+	sweep();
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/cmc-cwd.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(dir, sizeof dir, "%s/cmc-cwd.%d-XXXXXX", scratch_base(), (int)getpid());
 	if (!mkdtemp(dir)) {
-		snprintf(err, errlen, "cannot make the target's working directory in %s: %s",
-			 tmp && *tmp ? tmp : "/tmp", strerror(errno));
+		snprintf(err, errlen, "cannot make the target's working directory in %s: %s", scratch_base(),
+			 strerror(errno));
 		return NULL;
 	}
 	char at[PATH_MAX];
@@ -179,9 +224,8 @@ struct proc_scratch *proc_scratch_fork(const struct proc_scratch *origin)
 {
 	if (!origin || !strcmp(origin->at, origin->dir))
 		return NULL; /* not mounted anywhere: nothing to mount over */
-	const char *tmp = getenv("TMPDIR");
 	char dir[PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/cmc-cwd.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	snprintf(dir, sizeof dir, "%s/cmc-cwd.%d-XXXXXX", scratch_base(), (int)getpid());
 	if (!mkdtemp(dir))
 		return NULL;
 	int from = open(origin->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

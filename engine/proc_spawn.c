@@ -197,7 +197,7 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 		rl.rlim_cur = proc_nofile_orig;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	if (proc_scratch_enter(scratch) < 0)
+	if (scratch ? proc_scratch_enter(scratch) < 0 : sc->cwd && chdir(sc->cwd) < 0)
 		goto fail;
 	if (proc_limits_child(sc) < 0)
 		goto fail;
@@ -404,8 +404,12 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		send(sp[0], &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
 	}
 
-	t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
-	if (!t->scratch) {
+	/* CMC_SHARED_CWD=1 (benchmarks: what the directory of its own costs):
+	 * the target works in the scenario's cwd (or cmc's) itself. */
+	const char *shared = getenv("CMC_SHARED_CWD");
+	if (!(shared && !strcmp(shared, "1")))
+		t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
+	if (!t->scratch && !(shared && !strcmp(shared, "1"))) {
 		obs->fault = PROC_FAULT_START;
 		free_vec(av);
 		free_vec(env);

@@ -123,3 +123,34 @@ SCN
 else
 	echo "sqlite3 d=6: sqlite3 is not installed"
 fi
+
+# What a working directory of its own costs (issue 17): the list, keys
+# 1..6 to depth 4, under each executor, with each target on its own copy
+# of its directory (the default) and with CMC_SHARED_CWD=1 (every target
+# in the one directory, as before); best of three, and the ratio.
+echo
+echo "a working directory of its own per target (list, keys 1..6, depth 4, best of 3):"
+{
+	echo "target $EX/list-emit {port}"
+	echo "transport tcp"
+	for k in 1 2 3 4 5 6; do printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"; done
+	echo "hash canonical"
+	echo "depth 4"
+} >"$T/cwd.scn"
+best_of3() { # ENV EXEC: the least elapsed_s of three runs
+	b=
+	for i in 1 2 3; do
+		env $1 "$CMC" check --no-store --json --jobs 1 --exec "$2" "$T/cwd.scn" >"$T/cwd.json" 2>/dev/null
+		e=$(sed -n 's/.*"elapsed_s": *\([0-9.]*\).*/\1/p' "$T/cwd.json")
+		b=$(awk -v a="${b:-$e}" -v e="$e" 'BEGIN { print (e < a ? e : a) }')
+	done
+	echo "$b"
+}
+for ex in fork replay; do
+	own=$(best_of3 CMC_SHARED_CWD=0 "$ex")
+	shared=$(best_of3 CMC_SHARED_CWD=1 "$ex")
+	tr=$(sed -n 's/.*"transitions": *\([0-9]*\).*/\1/p' "$T/cwd.json")
+	awk -v ex="$ex" -v o="$own" -v s="$shared" -v tr="$tr" 'BEGIN {
+		printf "  %-6s own %.3f s, shared %.3f s: x%.2f, %+.0f us per transition (%d)\n",
+			ex, o, s, o / s, (o - s) * 1e6 / tr, tr }'
+done
