@@ -3,6 +3,10 @@
  * classes in one-unit chunks with a slot bitmap, lowest free slot first;
  * dedicated chunks for large requests and huge chunks beyond them; a real
  * free that poisons what it frees and releases emptied chunks at once.
+ * A freed class slot waits in a small FIFO quarantine (pool_meta, INV-24)
+ * before it is reusable, and every slot or reused unit is verified to be
+ * all poison as it is handed out again (INV-12): a write through a
+ * dangling pointer is seen, not handed to the next owner as its data.
  *
  * It owns no global state: everything lives in the region it is handed (see
  * pool.h for the layout), addressed as offsets from the header, so the same
@@ -59,7 +63,7 @@ static void set_used(struct cmc_region_hdr *h, struct pool_meta *m)
 	h->used = unit_off(m, m->units_hw);
 }
 
-void pool_init(struct cmc_region_hdr *h, uint32_t shift)
+void pool_init(struct cmc_region_hdr *h, uint32_t shift, uint32_t quarantine)
 {
 	h->alloc_kind = CMC_ALLOC_POOL;
 	h->data_off = POOL_META_OFF;
@@ -67,6 +71,7 @@ void pool_init(struct cmc_region_hdr *h, uint32_t shift)
 	memset(m, 0, sizeof *m);
 	m->magic = POOL_META_MAGIC;
 	m->unit_shift = shift;
+	m->q_cap = quarantine < POOL_QUARANTINE ? quarantine : POOL_QUARANTINE;
 	m->table_off = (POOL_META_OFF + sizeof *m + 15) & ~(uint64_t)15;
 	uint64_t unit = 1ULL << shift;
 	uint64_t n = h->size > m->table_off ? (h->size - m->table_off) / (unit + 1) : 0;
@@ -87,6 +92,67 @@ void pool_init(struct cmc_region_hdr *h, uint32_t shift)
 	for (unsigned c = 0; c < POOL_CLASSES_MAX; c++)
 		m->hint[c] = POOL_HINT_NONE;
 	set_used(h, m);
+}
+
+/* ---- the quarantine (INV-24) and the reuse check (INV-12) ---------------
+ *
+ * One global FIFO of up to q_cap slots (POOL_QUARANTINE, 8, in the
+ * preload), not one per class: the meta block is hashed in every raw
+ * state, so the bound is what it costs, and a slot is normally written
+ * through a dangling pointer soon after its free.
+ * A slot flushed out early (the FIFO is full) is still free: the checker
+ * still sees writes to it in every state, and it is verified again when it
+ * is handed out.  Entries are region offsets (the same in every run, any
+ * copy of the region), kept oldest first and shifted, never a ring, so a
+ * FIFO has one byte image.
+ */
+
+static int quarantined(const struct pool_meta *m, uint64_t off)
+{
+	for (uint32_t k = 0; k < m->n_quarantine; k++)
+		if (m->quarantine[k] == off)
+			return 1;
+	return 0;
+}
+
+/* Append a freed slot; when full, the oldest becomes reusable. */
+static void quarantine_push(struct pool_meta *m, uint64_t off)
+{
+	if (!m->q_cap)
+		return;
+	if (m->n_quarantine >= m->q_cap) {
+		memmove(m->quarantine, m->quarantine + 1, (m->q_cap - 1) * sizeof m->quarantine[0]);
+		m->quarantine[--m->n_quarantine] = 0;
+	}
+	m->quarantine[m->n_quarantine++] = off;
+}
+
+/* Drop the entries in [lo, hi): their chunk is being released, and a
+ * released unit is checked whole (INV-7, and again as it is reused). */
+static void quarantine_drop(struct pool_meta *m, uint64_t lo, uint64_t hi)
+{
+	uint32_t n = 0;
+	for (uint32_t k = 0; k < m->n_quarantine; k++)
+		if (m->quarantine[k] < lo || m->quarantine[k] >= hi)
+			m->quarantine[n++] = m->quarantine[k];
+	for (uint32_t k = n; k < m->n_quarantine; k++)
+		m->quarantine[k] = 0;
+	m->n_quarantine = n;
+}
+
+/* Memory about to be handed out again must still be all poison; when it
+ * is not, something wrote to it after its free: record it (INV-12 fails in
+ * this state) and re-poison, so the new owner's block and redzone start
+ * clean and only the write after free is reported. */
+static void verify_reuse(struct cmc_region_hdr *h, struct pool_meta *m, uint8_t *p, uint64_t n)
+{
+	uint64_t bad = pool_unpoisoned(p, n);
+	if (bad == n)
+		return;
+	m->n_reuse_written++;
+	if (!m->first_reuse_written)
+		m->first_reuse_written = (uint64_t)(p - REG(h)) + bad;
+	memset(p, POOL_POISON, n);
 }
 
 /* Units [free_lo, last] are being taken: free_lo moves to the next free
@@ -136,6 +202,20 @@ static uint32_t units_take(struct cmc_region_hdr *h, struct pool_meta *m, uint64
 	return (uint32_t)start;
 }
 
+/* units_take() verifying that the units are all poison, as every free
+ * unit must be (INV-7): a released unit written through a dangling pointer
+ * is caught here even when it lies above the window (trimmed), where no
+ * state shows it.  Proportional to the block: as much as the checker reads
+ * of free units in every state anyway, and a unit never touched reads the
+ * kernel's zero page. */
+static uint32_t units_reuse(struct cmc_region_hdr *h, struct pool_meta *m, uint64_t k,
+			    uint64_t size, uint64_t align)
+{
+	uint32_t u = units_take(h, m, k, size, align);
+	verify_reuse(h, m, REG(h) + unit_off(m, u), k << m->unit_shift);
+	return u;
+}
+
 /* Lower units_hw past released top units, so the raw window shrinks back. */
 static void units_trim(struct cmc_region_hdr *h, struct pool_meta *m)
 {
@@ -173,16 +253,44 @@ static uint32_t class_for(const struct pool_meta *m, uint64_t need)
 	return c;
 }
 
+/* The lowest free slot of ch that is not in the quarantine, or n_slots. */
+static uint32_t free_slot(struct cmc_region_hdr *h, const struct pool_meta *m,
+			  struct pool_chunk *ch)
+{
+	const uint64_t *bm = bitmap_of(ch);
+	uint64_t base = (uint64_t)((uint8_t *)ch - REG(h)) + ch->payload_off;
+	for (uint32_t w = 0; w < (ch->n_slots + 63) / 64; w++) {
+		for (uint64_t x = ~bm[w]; x; x &= x - 1) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(x);
+			if (i >= ch->n_slots)
+				return ch->n_slots;
+			if (!quarantined(m, base + (uint64_t)i * ch->slot_size))
+				return i;
+		}
+	}
+	return ch->n_slots;
+}
+
 static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t size)
 {
 	uint32_t c = class_for(m, (uint64_t)size + POOL_REDZONE);
+	struct pool_chunk *ch = NULL;
+	uint32_t i = 0;
+	/* The lowest chunk with a free slot that is not quarantined: the hint
+	 * (INV-14) is the lowest with any free slot; the quarantine holds few
+	 * slots, so the walk past it is short. */
 	uint32_t u = m->hint[c];
-	struct pool_chunk *ch;
-	if (u == POOL_HINT_NONE) {
-		u = units_take(h, m, 1, size, 16);
+	for (; u != POOL_HINT_NONE; u = next_with_space(h, m, c, u + 1)) {
 		ch = chunk_at(h, m, u);
-		/* A free unit is all poison (INV-7), i.e. zero: only the header
-		 * needs writing; the bitmap and sizes start empty. */
+		if ((i = free_slot(h, m, ch)) < ch->n_slots)
+			break;
+	}
+	if (u == POOL_HINT_NONE) {
+		u = units_reuse(h, m, 1, size, 16);
+		ch = chunk_at(h, m, u);
+		/* A free unit is all poison (INV-7; units_reuse() verified
+		 * it), i.e. zero: only the header needs writing; the bitmap
+		 * and sizes start empty. */
 		ch->magic = POOL_CHUNK_MAGIC;
 		ch->kind = POOL_K_CLASS;
 		ch->cls = (uint16_t)c;
@@ -196,25 +304,20 @@ static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t s
 		ch->live = 0;
 		seal(ch);
 		table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_SPACE(c);
-		m->hint[c] = u;
-	} else {
-		ch = chunk_at(h, m, u);
+		if (m->hint[c] == POOL_HINT_NONE || u < m->hint[c])
+			m->hint[c] = u;
+		i = 0;
 	}
-	uint64_t *bm = bitmap_of(ch);
-	uint32_t i = 0;
-	for (uint32_t w = 0;; w++) {
-		if (~bm[w]) {
-			i = w * 64 + (uint32_t)__builtin_ctzll(~bm[w]);
-			bm[w] |= 1ULL << (i % 64);
-			break;
-		}
-	}
+	uint8_t *slot = (uint8_t *)ch + ch->payload_off + (uint64_t)i * ch->slot_size;
+	verify_reuse(h, m, slot, ch->slot_size);
+	bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
 	sizes_of(ch)[i] = (uint16_t)(size + 1);
 	if (++ch->live == ch->n_slots) {
 		table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_FULL(c);
-		m->hint[c] = next_with_space(h, m, c, u + 1);
+		if (m->hint[c] == u)
+			m->hint[c] = next_with_space(h, m, c, u + 1);
 	}
-	return (uint8_t *)ch + ch->payload_off + (uint64_t)i * ch->slot_size;
+	return slot;
 }
 
 static void *dedicated_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t size,
@@ -227,7 +330,7 @@ static void *dedicated_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size
 	 * its redzone. */
 	uint64_t worst = sizeof(struct pool_chunk) + align + size + POOL_REDZONE;
 	uint64_t k = (worst + unit - 1) >> m->unit_shift;
-	uint32_t u = units_take(h, m, k, size, align);
+	uint32_t u = units_reuse(h, m, k, size, align);
 	struct pool_chunk *ch = chunk_at(h, m, u);
 	uintptr_t a = (uintptr_t)ch;
 	uintptr_t p = (a + sizeof *ch + align - 1) & ~(uintptr_t)(align - 1);
@@ -347,6 +450,7 @@ static void release(struct cmc_region_hdr *h, struct pool_meta *m, uint32_t head
 	 * exactly like a never-used one. */
 	memset(ch, POOL_POISON, meta_len);
 	memset(t + head, POOL_U_FREE, k);
+	quarantine_drop(m, unit_off(m, head), unit_off(m, head + k));
 	if (head < m->free_lo)
 		m->free_lo = head;
 	units_trim(h, m);
@@ -379,12 +483,17 @@ static void free_located(struct cmc_region_hdr *h, struct pool_meta *m, struct w
 	bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
 #endif
 	if (--ch->live == 0) {
+		/* Emptied: released at once, quarantine or not (INV-7); a
+		 * write to it now is a write to a free unit (INV-7, and INV-12
+		 * when the unit is handed out again). */
 		release(h, m, w->head);
 		if (m->hint[c] == w->head)
 			m->hint[c] = next_with_space(h, m, c, w->head + 1);
-	} else if (m->hint[c] == POOL_HINT_NONE || w->head < m->hint[c]) {
-		m->hint[c] = w->head;
+		return;
 	}
+	quarantine_push(m, (uint64_t)(payload - REG(h)) + (uint64_t)i * ch->slot_size);
+	if (m->hint[c] == POOL_HINT_NONE || w->head < m->hint[c])
+		m->hint[c] = w->head;
 }
 
 void pool_free(struct cmc_region_hdr *h, void *p)

@@ -60,6 +60,12 @@
 /* Every block keeps at least this many poison bytes after its requested
  * size, so an overflow by one byte or more is visible (INV-13). */
 #define POOL_REDZONE 1u
+/* Freed class slots wait in a FIFO of up to this many before they can be
+ * handed out again (INV-24), so a write through a dangling pointer lands in
+ * a slot that is still free, where INV-12 sees it, rather than in a new
+ * block.  The preload uses all of it; pool_init() may be given less (the
+ * self-check models, whose state spaces the FIFO's orders multiply). */
+#define POOL_QUARANTINE 8u
 #define POOL_OWNER_MAIN 1u          /* single-threaded: the one owner id */
 #define POOL_CLAIM_OWNED 0x80000000u /* claim-state word: owned, not released */
 
@@ -89,7 +95,8 @@ enum { POOL_K_CLASS = 1, POOL_K_DEDICATED = 2, POOL_K_HUGE = 3 };
  *          POOL_UNIT_SHIFT_MAX; table_off == data_off + sizeof(pool_meta)
  *          rounded to 16; units_off == table end rounded up to a unit;
  *          units_off + n_units * unit <= region size; n_classes and
- *          max_class are those pool_class_size() gives for the unit.
+ *          max_class are those pool_class_size() gives for the unit;
+ *          q_cap <= POOL_QUARANTINE.
  *          (pool_inv_meta)
  *   INV-2  units_hw <= n_units; table[u] == POOL_U_FREE for u >= units_hw;
  *          table[units_hw - 1] != POOL_U_FREE when units_hw > 0;
@@ -99,6 +106,13 @@ enum { POOL_K_CLASS = 1, POOL_K_DEDICATED = 2, POOL_K_HUGE = 3 };
  *          slot, or POOL_HINT_NONE. (pool_inv_hint)
  *   INV-15 n_double_free == 0; INV-16 n_bad_free == 0 (and the header's
  *          n_foreign == 0): every free named a live block.
+ *   INV-12 (the part the allocator records) n_reuse_written == 0: every
+ *          slot and reused unit was all poison when handed out again.
+ *   INV-24 n_quarantine <= q_cap; quarantine[0 .. n_quarantine)
+ *          are distinct region offsets of free slots (bitmap bit clear) of
+ *          class chunks in use, oldest free first; the other entries are 0.
+ *          A quarantined slot is free (not live, not counted in `live`)
+ *          but not reusable; class_alloc() skips it.  (pool_inv_quarantine)
  */
 struct pool_meta {
 	uint64_t magic;
@@ -114,6 +128,13 @@ struct pool_meta {
 	uint32_t free_lo;       /* lowest free unit (units_hw when none below it) */
 	uint64_t first_misuse;  /* region offset of the first misused pointer */
 	uint32_t hint[POOL_CLASSES_MAX];
+	uint32_t q_cap;         /* quarantine bound, fixed at init (<= POOL_QUARANTINE) */
+	uint32_t n_quarantine;  /* entries in use in quarantine[] */
+	uint32_t n_reuse_written; /* slots/units found written when handed out again */
+	uint64_t first_reuse_written; /* region offset of the first such byte */
+	/* Freed class slots not yet reusable, oldest first; shifted down when
+	 * the oldest leaves, so one FIFO has one byte image (raw merging). */
+	uint64_t quarantine[POOL_QUARANTINE];
 };
 
 /*
@@ -172,11 +193,16 @@ POOL_API uint32_t pool_class_size(uint32_t shift, uint32_t c);
 POOL_API uint32_t pool_class_slots(uint32_t shift, uint32_t slot_size, uint32_t *sizes_off,
 				   uint32_t *payload_off);
 POOL_API uint32_t pool_chunk_sum(const struct pool_chunk *c);
+/* The index of the first of the n bytes at p that is not POOL_POISON; n
+ * when they all are. */
+POOL_API uint64_t pool_unpoisoned(const uint8_t *p, uint64_t n);
 
 /* ---- the allocator core (pool.c) -------------------------------------- */
 
-/* Lay the pool out in region h (magic, base, size already written). */
-POOL_API void pool_init(struct cmc_region_hdr *h, uint32_t unit_shift);
+/* Lay the pool out in region h (magic, base, size already written), with a
+ * quarantine of `quarantine` (<= POOL_QUARANTINE) freed slots; 0 reuses a
+ * freed slot at once (lowest free slot first). */
+POOL_API void pool_init(struct cmc_region_hdr *h, uint32_t unit_shift, uint32_t quarantine);
 /* A block of `size` bytes aligned to `align` (a power of two >= 16). */
 POOL_API void *pool_alloc(struct cmc_region_hdr *h, size_t size, size_t align);
 /* p lies in the units (pool_owns); a p naming no live block is recorded

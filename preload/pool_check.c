@@ -201,24 +201,28 @@ static uint16_t size_at(const uint8_t *sz, uint32_t i)
 /* What a released byte holds, a page of it to compare against. */
 static const uint8_t poison_block[4096] = {[0 ... 4095] = POOL_POISON};
 
-static int all_poison(const uint8_t *p, uint64_t n, uint64_t *bad)
+uint64_t pool_unpoisoned(const uint8_t *p, uint64_t n)
 {
 	/* memcmp a page at a time (the checker reads every free byte of the
 	 * heap on every state: a byte loop was most of cmc's time on sqlite3,
 	 * 32 bytes a step still 8%), then bytes, to name the first that
-	 * differs */
+	 * differs.  pool.c calls it too, on every slot it hands out. */
 	for (uint64_t i = 0; i < n;) {
 		size_t k = n - i < sizeof poison_block ? (size_t)(n - i) : sizeof poison_block;
 		if (memcmp(p + i, poison_block, k) != 0) {
 			for (size_t j = 0; j < k; j++)
-				if (p[i + j] != POOL_POISON) {
-					*bad = i + j;
-					return 0;
-				}
+				if (p[i + j] != POOL_POISON)
+					return i + j;
 		}
 		i += k;
 	}
-	return 1;
+	return n;
+}
+
+static int all_poison(const uint8_t *p, uint64_t n, uint64_t *bad)
+{
+	*bad = pool_unpoisoned(p, n);
+	return *bad == n;
 }
 
 /* ---- struct pool_meta ---------------------------------------------------- */
@@ -249,6 +253,8 @@ static int inv_meta(const struct pool_view *v, struct pool_msg *msg)
 		n++;
 	if (m.n_classes != n || m.max_class != pool_class_size(m.unit_shift, n - 1))
 		return fail(msg, "n_classes/max_class differ from the class function");
+	if (m.q_cap > POOL_QUARANTINE)
+		return fail(msg, "quarantine bound beyond POOL_QUARANTINE");
 	return 1;
 }
 
@@ -488,12 +494,20 @@ static int inv_slot_once(const struct pool_view *v, struct pool_msg *msg)
 	return 1;
 }
 
-/* INV-12: freed (and never-used) slots are all poison. */
+/* INV-12: freed (and never-used) slots are all poison, and were when the
+ * allocator handed them (or released units) out again. */
 static int inv_poison(const struct pool_view *v, struct pool_msg *msg)
 {
 	struct layout L;
 	if (!layout(v, &L))
 		return -1;
+	if (L.m.n_reuse_written) {
+		msg_u64(msg, L.m.n_reuse_written);
+		msg_str(msg, " freed slot(s) or unit(s) written after free, found as they were handed "
+			     "out again; first at region offset ");
+		msg_u64(msg, L.m.first_reuse_written);
+		return 0;
+	}
 	for (uint32_t u = 0; u < L.hw; u++) {
 		struct pool_chunk c;
 		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
@@ -553,6 +567,44 @@ static int inv_redzone(const struct pool_view *v, struct pool_msg *msg)
 			if (!all_poison(p + (s - 1u), c.slot_size - (s - 1u), &bad))
 				return fail_at(msg, u, i, "bytes past the block's end written (overflow)");
 		}
+	}
+	return 1;
+}
+
+/* INV-24: the quarantine lists distinct free slots of class chunks in use. */
+static int inv_quarantine(const struct pool_view *v, struct pool_msg *msg)
+{
+	struct layout L;
+	if (!layout(v, &L))
+		return -1;
+	if (L.m.n_quarantine > L.m.q_cap || L.m.q_cap > POOL_QUARANTINE)
+		return fail(msg, "quarantine count beyond its bound");
+	for (uint32_t k = 0; k < POOL_QUARANTINE; k++) {
+		uint64_t off = L.m.quarantine[k];
+		if (k >= L.m.n_quarantine) {
+			if (off)
+				return fail(msg, "quarantine entry past the count is not zero");
+			continue;
+		}
+		for (uint32_t j = 0; j < k; j++)
+			if (L.m.quarantine[j] == off)
+				return fail(msg, "a slot is in the quarantine twice");
+		struct pool_chunk c;
+		uint64_t u = off >= L.m.units_off ? (off - L.m.units_off) >> L.m.unit_shift : UINT64_MAX;
+		if (u >= L.hw || !POOL_U_IS_CLASS(L.table[u]))
+			return fail(msg, "quarantine entry outside every class chunk");
+		if (!chunk(v, &L, (uint32_t)u, &c) || !class_ok(&L, &c))
+			continue; /* INV-3/INV-4 */
+		uint64_t rel = off - uoff(&L, u);
+		if (rel < c.payload_off || (rel - c.payload_off) % c.slot_size ||
+		    (rel - c.payload_off) / c.slot_size >= c.n_slots)
+			return fail_at(msg, u, -1, "quarantine entry is not the start of a slot");
+		uint32_t i = (uint32_t)((rel - c.payload_off) / c.slot_size);
+		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
+		if (!bm)
+			return fail_at(msg, u, -1, "bitmap outside the window");
+		if (bit(bm, i))
+			return fail_at(msg, u, i, "quarantined slot is live (its bit is set)");
 	}
 	return 1;
 }
@@ -679,6 +731,7 @@ POOL_DATA const struct pool_inv pool_invariants[] = {
 	{"INV-14", "class hints point at the lowest free slot", inv_hint},
 	{"INV-15", "no double free", inv_double_free},
 	{"INV-16", "no free of a foreign pointer", inv_foreign_free},
+	{"INV-24", "quarantine holds free slots only", inv_quarantine},
 };
 POOL_DATA const unsigned pool_n_invariants = sizeof pool_invariants / sizeof pool_invariants[0];
 

@@ -34,7 +34,7 @@ _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *wh
 
 void pl_alloc_init(struct cmc_region_hdr *h)
 {
-	pool_init(h, POOL_UNIT_SHIFT_DEFAULT);
+	pool_init(h, POOL_UNIT_SHIFT_DEFAULT, POOL_QUARANTINE);
 }
 
 void *pl_alloc(struct cmc_region_hdr *h, size_t size, size_t align, int zero)

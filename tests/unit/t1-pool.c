@@ -3,12 +3,14 @@
  * validators (preload/pool_check.c), both compiled in privately on an
  * ordinary buffer (POOL_STATIC), so ASan watches the allocator's own code.
  *
- * Covers determinism, alignment, lowest-free-first reuse, poisoning,
+ * Covers determinism, alignment, lowest-free-first reuse, the quarantine's
+ * order and the poison check as slots and units are handed out again,
+ * poisoning,
  * realloc in place, the dedicated and huge paths, faults, and, for every
  * validator, a healthy heap where it holds and a copy corrupted in its own
  * way where it fires.  Markers for `cmc invariants`:
  * @inv INV-1 INV-2 INV-3 INV-4 INV-5 INV-6 INV-7 INV-8 INV-9 INV-10 INV-11
- * @inv INV-12 INV-13 INV-14 INV-15 INV-16 INV-17 INV-18 INV-22
+ * @inv INV-12 INV-13 INV-14 INV-15 INV-16 INV-17 INV-18 INV-22 INV-24
  */
 #include <setjmp.h>
 #include <stdint.h>
@@ -44,7 +46,7 @@ static struct cmc_region_hdr *region(size_t size, unsigned shift)
 	h->hdr_size = sizeof *h;
 	h->base = (uint64_t)(uintptr_t)h;
 	h->size = size;
-	pool_init(h, shift);
+	pool_init(h, shift, POOL_QUARANTINE);
 	return h;
 }
 
@@ -156,6 +158,14 @@ static void c_overflow(struct cmc_region_hdr *h, void *x)
 	p[20] = 0x41; /* a 20-byte block in a 32-byte slot */
 }
 static void c_hint(struct cmc_region_hdr *h, void *x) { M(h)->hint[1] = POOL_HINT_NONE; }
+static void c_quarantine_live(struct cmc_region_hdr *h, void *x)
+{
+	M(h)->quarantine[M(h)->n_quarantine++] = *(uint64_t *)x;
+}
+static void c_quarantine_tail(struct cmc_region_hdr *h, void *x)
+{
+	M(h)->quarantine[POOL_QUARANTINE - 1] = 8;
+}
 static void c_foreign(struct cmc_region_hdr *h, void *x) { h->n_foreign++; }
 
 int main(void)
@@ -201,26 +211,98 @@ int main(void)
 	ok(failing(h, h, why, sizeof why) == 0, "invariants hold with aligned blocks (%s)", why);
 	free(h);
 
-	/* Lowest free slot first. */
+	/* Lowest free slot first, but a freed slot only after the quarantine. */
 	h = region(size, SHIFT);
 	void *p1 = pool_alloc(h, 20, 16), *p2 = pool_alloc(h, 20, 16), *p3 = pool_alloc(h, 20, 16);
 	ok(off(h, p2) - off(h, p1) == 32 && off(h, p3) - off(h, p2) == 32,
 	   "20-byte blocks (plus redzone) take consecutive 32-byte slots");
 	pool_free(h, p2);
-	ok(pool_alloc(h, 24, 16) == p2, "a freed slot is the next one handed out");
-	pool_free(h, p1);
-	pool_free(h, p3);
-	ok(pool_alloc(h, 1, 16) != p1, "a 1-byte block goes to class 16, not the 32s");
-	ok(pool_alloc(h, 17, 16) == p1, "the lowest free 32-byte slot is taken first");
+	void *p4 = pool_alloc(h, 24, 16);
+	ok(off(h, p4) - off(h, p3) == 32, "a freed slot is not the next one handed out (quarantine)");
+	ok(pool_alloc(h, 1, 16) != p2, "a 1-byte block goes to class 16, not the 32s");
 
 	/* Poison: what is freed reads as POOL_POISON again. */
-	memset(p1, 0xab, 17);
+	memset(p1, 0xab, 20);
 	pool_free(h, p1);
 	int clean = 1;
 	for (int i = 0; i < 32; i++)
 		clean &= ((uint8_t *)p1)[i] == POOL_POISON;
 	ok(clean, "a freed slot is poisoned");
-	ok(failing(h, h, why, sizeof why) == 0, "invariants hold after reuse (%s)", why);
+	ok(failing(h, h, why, sizeof why) == 0, "invariants hold with slots in quarantine (%s)", why);
+	free(h);
+
+	/* The quarantine: freed class slots come back in the order they were
+	 * freed, each once POOL_QUARANTINE later frees have pushed it out.
+	 * qb[Q + 1] stays live, so the chunk is never released. */
+	enum { Q = POOL_QUARANTINE };
+	h = region(size, SHIFT);
+	void *qb[Q + 2];
+	for (int i = 0; i < Q + 2; i++)
+		qb[i] = pool_alloc(h, 20, 16);
+	pool_free(h, qb[2]);
+	pool_free(h, qb[0]);
+	void *x = pool_alloc(h, 20, 16);
+	ok(off(h, x) == off(h, qb[Q + 1]) + 32, "the lowest slot not in quarantine is handed out");
+	for (int i = 3; i <= Q; i++)
+		pool_free(h, qb[i]);
+	ok(M(h)->n_quarantine == Q && M(h)->quarantine[0] == off(h, qb[2]),
+	   "the quarantine is full, the first freed slot oldest");
+	ok(failing(h, h, why, sizeof why) == 0, "invariants hold with a full quarantine (%s)", why);
+	pool_free(h, qb[1]);
+	ok(pool_alloc(h, 20, 16) == qb[2], "a full quarantine lets its oldest go: freed first, reused first");
+	pool_free(h, x);
+	ok(pool_alloc(h, 20, 16) == qb[0], "then the second freed (first in free order, not address)");
+	ok(M(h)->n_quarantine == Q && failing(h, h, why, sizeof why) == 0,
+	   "invariants hold as slots leave the quarantine (%s)", why);
+
+	/* A chunk whose only free slot is quarantined is passed over: the
+	 * next slot comes from a new chunk, the hint (INV-14) still names the
+	 * lowest chunk with a free slot. */
+	struct cmc_region_hdr *h2 = region(size, SHIFT);
+	void *first = pool_alloc(h2, 500, 16); /* class 512: a handful per unit */
+	uint32_t n5 = chunk_at(h2, M(h2), 0)->n_slots, c5 = class_for(M(h2), 501);
+	for (uint32_t i = 1; i < n5; i++)
+		(void)pool_alloc(h2, 500, 16);
+	ok(M(h2)->hint[c5] == POOL_HINT_NONE, "%u class-512 slots fill unit 0", n5);
+	pool_free(h2, first);
+	void *z = pool_alloc(h2, 500, 16);
+	ok(off(h2, z) >= M(h2)->units_off + (1u << SHIFT) && M(h2)->hint[c5] == 0,
+	   "a chunk with only a quarantined slot free is passed over, and stays the hint");
+	ok(failing(h2, h2, why, sizeof why) == 0, "invariants hold (%s)", why);
+	free(h2);
+
+	/* Verified as handed out again: a slot written after its free. */
+	pool_free(h, qb[Q + 1]);       /* pushes qb[3] out: free, reusable, next */
+	((uint8_t *)qb[3])[5] = 0x77;  /* a write through a dangling pointer */
+	ok(failing(h, h, why, sizeof why) == 1u << inv_bit("INV-12"),
+	   "the write to a free slot fails INV-12 (%s)", why);
+	void *y = pool_alloc(h, 20, 16);
+	ok(y == qb[3] && M(h)->n_reuse_written == 1 && M(h)->first_reuse_written == off(h, qb[3]) + 5,
+	   "the allocator records the written slot as it hands it out");
+	ok(((uint8_t *)y)[5] == POOL_POISON, "and hands it out re-poisoned");
+	ok(failing(h, h, why, sizeof why) == 1u << inv_bit("INV-12") && strstr(why, "handed out again"),
+	   "the slot is live now, INV-12 still fails alone (%s)", why);
+	free(h);
+
+	/* A chunk's last block: the chunk is released (no quarantine), and the
+	 * unit is verified when it is made a chunk again; the same for a
+	 * dedicated chunk's units. */
+	h = region(size, SHIFT);
+	void *lone = pool_alloc(h, 100, 16);
+	(void)pool_alloc(h, 20, 16); /* unit 1: the window keeps unit 0 */
+	pool_free(h, lone);
+	ok(M(h)->n_quarantine == 0, "a released chunk leaves nothing in the quarantine");
+	((uint8_t *)lone)[3] = 0x55;
+	ok(failing(h, h, why, sizeof why) == 1u << inv_bit("INV-7"),
+	   "a write to the released unit fails INV-7 (%s)", why);
+	ok(pool_alloc(h, 100, 16) == lone && M(h)->n_reuse_written == 1,
+	   "the unit is verified as a new chunk takes it");
+	void *dd = pool_alloc(h, 3 << SHIFT, 16);
+	pool_free(h, dd);
+	((uint8_t *)dd)[100] = 1;
+	ok(pool_alloc(h, 3 << SHIFT, 16) == dd && M(h)->n_reuse_written == 2,
+	   "a dedicated chunk's units are verified too, even trimmed off the window");
+	ok(failing(h, h, why, sizeof why) == 1u << inv_bit("INV-12"), "both are INV-12 (%s)", why);
 	free(h);
 
 	/* Releasing: a malloc/free pair returns the window to its bytes. */
@@ -303,6 +385,8 @@ int main(void)
 	expect_fires("INV-13", h, c_overflow, &s20_off);
 	expect_fires("INV-14", h, c_hint, NULL);
 	expect_fires("INV-16", h, c_foreign, NULL);
+	expect_fires("INV-24", h, c_quarantine_live, &s20_off);
+	expect_fires("INV-24", h, c_quarantine_tail, NULL);
 
 	/* Misuse through the real entry points is recorded, not a crash. */
 	pool_free(h, s20);
