@@ -11,6 +11,15 @@
 #   useafterfree OPEN, CLOSE (free, pointer kept), HIT (write) -> INV-12
 #   underflow    OPEN (32 KiB: a chunk of its own), LEFT (cursor -1), PUT
 #                (write at the cursor): into the chunk header -> INV-3
+#   uafreuse     OPEN, CLOSE (free, pointer kept), TOUCH (write through it,
+#                then allocate the same size): the freed slot is still in
+#                the quarantine, so the write is seen, not handed out
+#                again -> INV-12
+#   uafreuse-op  OPEN, RECYCLE (free, write, allocate the same size in one
+#                operation: the written slot is handed out again and its
+#                poison verified as it is) -> INV-12
+# The two uafreuse scenarios run under both executors: the violation and
+# its trace must not depend on fork snapshots or replay.
 # No shorter trace exists: with one command, or two in another order, no
 # bug is triggered (each command alone is harmless).
 # @inv INV-3 INV-12 INV-13 INV-15 INV-16
@@ -19,17 +28,20 @@
 SCN=$CMC_TOP/share/examples/heapbugs
 export CMC_BIN="$CMC_TOP/$B"
 
-bug() { # NAME INV TRACE
-	"$CMC" check "$SCN/$1.scn" --no-store --json >"$1.json" 2>"$1.err"
-	is "$1: a violation (exit 1)" "$?" 1
-	is "$1: reported by the allocator property" "$(first_violation "$1.json" property)" alloc
-	msg=$(first_violation "$1.json" message)
+bug() { # NAME INV TRACE [CHECK ARGS...]
+	name=$1 inv=$2 want=$3
+	shift 3
+	what="$name${1:+ ($*)}"
+	"$CMC" check "$SCN/$name.scn" --no-store --json "$@" >"$name.json" 2>"$name.err"
+	is "$what: a violation (exit 1)" "$?" 1
+	is "$what: reported by the allocator property" "$(first_violation "$name.json" property)" alloc
+	msg=$(first_violation "$name.json" message)
 	case $msg in
-	*"$2:"*) _report 0 "$1: the failing invariant is $2" ;;
-	*) _report 1 "$1: the failing invariant is $2"; echo "#   got: $msg" ;;
+	*"$inv:"*) _report 0 "$what: the failing invariant is $inv" ;;
+	*) _report 1 "$what: the failing invariant is $inv"; echo "#   got: $msg" ;;
 	esac
-	trace=$(first_violation "$1.json" trace)
-	is "$1: shortest trace" "$trace" "$3"
+	trace=$(first_violation "$name.json" trace)
+	is "$what: shortest trace" "$trace" "$want"
 }
 
 bug overflow INV-13 '"NEW", "WIDE", "COPY"'
@@ -37,6 +49,15 @@ bug doublefree INV-15 '"ADD", "DROP", "FLUSH"'
 bug foreignfree INV-16 '"DEFAULT", "CLEAR"'
 bug useafterfree INV-12 '"OPEN", "CLOSE", "HIT"'
 bug underflow INV-3 '"OPEN", "LEFT", "PUT"'
+for exec in replay fork; do
+	bug uafreuse INV-12 '"OPEN", "CLOSE", "TOUCH"' --exec $exec
+	bug uafreuse-op INV-12 '"OPEN", "RECYCLE"' --exec $exec
+done
+msg=$(first_violation uafreuse-op.json message)
+case $msg in
+*"handed out again"*) _report 0 "uafreuse-op: found as the slot was handed out again" ;;
+*) _report 1 "uafreuse-op: found as the slot was handed out again"; echo "#   got: $msg" ;;
+esac
 
 # The invariants are checked whatever raw hashing covers: with the heap
 # left out of raw (raw none), the double free is still caught.
