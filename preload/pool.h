@@ -131,6 +131,7 @@ struct pool_meta {
 	uint32_t q_cap;         /* quarantine bound, fixed at init (<= POOL_QUARANTINE) */
 	uint32_t n_quarantine;  /* entries in use in quarantine[] */
 	uint32_t n_reuse_written; /* slots/units found written when handed out again */
+	uint32_t reserved_q;    /* zero: no padding, every byte of the meta is state */
 	uint64_t first_reuse_written; /* region offset of the first such byte */
 	/* Freed class slots not yet reusable, oldest first; shifted down when
 	 * the oldest leaves, so one FIFO has one byte image (raw merging). */
@@ -181,6 +182,7 @@ struct pool_chunk {
 };
 
 _Static_assert(POOL_CLASSES_MAX <= 0x30, "class entries fit the table encoding");
+_Static_assert(sizeof(struct pool_meta) == 344, "pool_meta has no padding (it is hashed raw)");
 _Static_assert(sizeof(struct pool_chunk) == 64, "chunk header is 64 bytes");
 _Static_assert(POOL_META_OFF >= sizeof(struct cmc_region_hdr), "meta after the region header");
 
