@@ -22,9 +22,9 @@
  * (proc_scratch_fork), which it mounts over its origin's in a mount
  * namespace of its own (preload/snap.c): a snapshot's files are its
  * ancestors', never its siblings'.  Where that fails (no fixed path, the
- * kernel refuses) the child shares its origin's.  Files a program holds
- * open across operations are still shared with its snapshots' children
- * (an open file is the same file after fork).
+ * kernel refuses) the child shares its origin's.  Files the program
+ * holds open there, and its shared mappings of them, are reopened and
+ * mapped again on the copy; a lock held on one is not carried over.
  *
  * Invariant: refs > 0 while any target holds the scratch; the directory
  * is removed when refs reaches 0.  refs changes from several workers

@@ -50,6 +50,18 @@ ok "the fork executor forked" grep -q "executor fork: 1 spawns, [1-9][0-9]* fork
 ok "replay, one worker and two: identical --json" diff w.replay.1.cmp w.replay.2.cmp
 ok "replay and fork: identical --json" diff w.replay.1.cmp w.fork.1.cmp
 ok "fork, one worker and two: identical --json" diff w.fork.1.cmp w.fork.2.cmp
+# A file held open across operations, written through the descriptor and
+# through a shared mapping: a fork child reopens and maps it anew on its
+# own copy, so neither count goes past the depth.
+printf 'target %s --hold f --map g\ncwd work\nop hw "inc\\nhw\\n"\nop mw "inc\\nmw\\n"\ndepth 3\nraw symbol counter\nproperty reply hw "OK\\nSIZE [123]"\nproperty reply mw "OK\\nMAPPED [123]"\n' \
+	"$PT" >held.scn
+for ex in replay fork; do
+	CMC_PROC_STATS=1 "$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json held.scn >held.$ex.json 2>held.$ex.err
+	is "$ex: a file held open is the state's own, through its fd and its mapping (exit 0)" "$?" 0
+	json_untimed held.$ex.json >held.$ex.cmp
+done
+ok "held: identical --json under fork and replay" diff held.replay.cmp held.fork.cmp
+ok "held: the fork executor forked" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" held.fork.err
 # A later run starts from the directory as it was.
 printf 'target %s\ncwd work\nop f "files\\n"\ndepth 1\nproperty reply f "FILES 2"\n' "$PT" >f.scn
 "$CMC" check --exec fork --no-store f.scn >f.out 2>&1

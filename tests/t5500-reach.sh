@@ -31,8 +31,6 @@
 # (issue 17): CAUSE` with its evidence as # lines; when it passes the line
 # says the entry is stale.  Remove an entry when its fix lands.
 KNOWN_DIVERGENT='
-gdbmtool   json-fork      live snapshots share the database file corpus.db in the working directory: a child cannot take the writer lock another snapshot holds ("Can'"'"'t be writer")
-gdbmtool   states         live snapshots share the database file corpus.db in the working directory: a child cannot take the writer lock another snapshot holds ("Can'"'"'t be writer")
 '
 # As root, the whole test runs in a mount namespace of its own with a fresh,
 # empty /tmp: what appears there was made by this test, cmc or a target,

@@ -17,6 +17,8 @@
  *   alloc N    malloc(N) and touch it    -> OK
  *   cgroup     its jail's cgroup path        -> CG v2|pids /path (or CG none)
  *   write F    append a byte to file F in its working directory -> SIZE n
+ *   hw         append a byte through the file --hold opened -> SIZE n
+ *   mw         count in the first byte of --map's mapping -> MAPPED n
  *   ids        its process ids      -> IDS pid ppid pgrp pgid sid
  *   files      how many entries its working directory has -> FILES n
  *   env        keep a heap copy of the environment's strings and of the
@@ -34,6 +36,8 @@
  *            --epoll-many N (N more epoll instances, never used),
  *            --epoll-ms N (the epoll wait's timeout, default -1; every
  *            return from it counts in the global `wakeups`),
+ *            --hold F (open F, created, and keep it open for `hw`),
+ *            --map F (F, created, 4 KiB, mapped shared for `mw`),
  *            --altstack (an alternate signal stack of its own, the global
  *            `altarea`, as programs with stack-overflow handlers have; the
  *            command `altq` answers ALT ok while sigaltstack() reports it),
@@ -53,11 +57,14 @@
 #include <string.h>
 #include <time.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 unsigned long counter;
 unsigned long wakeups;
+static int held = -1;
+static unsigned char *map;
 
 static void say(const char *s);
 
@@ -182,6 +189,17 @@ static void command(const char *line)
 		say(b);
 		if (fd >= 0)
 			close(fd);
+	} else if (!strcmp(line, "hw")) {
+		struct stat st;
+		char b[48] = "ERR\n";
+		if (held >= 0 && write(held, "x", 1) == 1 && fstat(held, &st) == 0)
+			snprintf(b, sizeof b, "SIZE %lld\n", (long long)st.st_size);
+		say(b);
+	} else if (!strcmp(line, "mw")) {
+		char b[48] = "ERR\n";
+		if (map)
+			snprintf(b, sizeof b, "MAPPED %d\n", ++map[0]);
+		say(b);
 	} else if (!strcmp(line, "ids")) {
 		char b[96];
 		snprintf(b, sizeof b, "IDS %d %d %d %d %d\n", (int)getpid(), (int)getppid(), (int)getpgrp(),
@@ -228,6 +246,14 @@ int main(int argc, char **argv)
 			for (int k = atoi(argv[i + 1]); k > 0; k--)
 				if (epoll_create1(0) < 0)
 					exit(3);
+		if (!strcmp(argv[i], "--hold") && i + 1 < argc)
+			held = open(argv[i + 1], O_RDWR | O_CREAT | O_APPEND, 0644);
+		if (!strcmp(argv[i], "--map") && i + 1 < argc) {
+			int fd = open(argv[i + 1], O_RDWR | O_CREAT, 0644);
+			void *m = fd >= 0 && ftruncate(fd, 4096) == 0
+					  ? mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
+			map = m == MAP_FAILED ? NULL : m;
+		}
 		if (!strcmp(argv[i], "--altstack")) {
 			stack_t ss = {.ss_sp = altarea, .ss_size = sizeof altarea};
 			if (sigaltstack(&ss, NULL) < 0)
