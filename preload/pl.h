@@ -68,6 +68,12 @@ void pl_sigstack_install(void);
  * (detwait.c), as a replayed process never sees it. */
 unsigned pl_snap_requests(void);
 
+/* snapcwd.c: in a fork child, mount its own copy of the working directory
+ * (src) where its origin's is (at), in a mount namespace of its own, and
+ * move the program's open files and shared mappings there onto it; false
+ * when the kernel refused (it then shares its origin's). */
+bool pl_snap_own_cwd(char *src, char *at, int snap_fd);
+
 /* snap.c: the real port of a tcp target, from cmc's CONFIG message on the
  * snapshot socket (cmc_region.h); 0 when there is none. */
 uint16_t pl_snap_config_port(void);

@@ -43,12 +43,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -186,174 +183,6 @@ uint16_t pl_snap_config_port(void)
 	return (uint16_t)port;
 }
 
-/* "/proc/self/fd/N", without snprintf. */
-static void fd_path(char *out, int fd)
-{
-	static const char pre[] = "/proc/self/fd/";
-	memcpy(out, pre, sizeof pre - 1);
-	char digits[12];
-	int n = 0;
-	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	size_t k = sizeof pre - 1;
-	while (n)
-		out[k++] = digits[--n];
-	out[k] = 0;
-}
-
-/*
- * A file the program holds open in its directory is still the origin's
- * after the copy is mounted: reopen each regular file open under `at` at
- * the same path (now the copy's), with the same flags and offset, on the
- * same descriptor number.  What is not carried over: a lock held on the
- * file, and a shared mapping of it (still the origin's file).
- */
-static void reopen_under(const char *at)
-{
-	int dir = (int)sys(SYS_open, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-	if (dir < 0)
-		return;
-	size_t len = strlen(at);
-	char buf[4096];
-	long n;
-	int fds[256], nfds = 0;
-	/* first the numbers (reopening while listing would list the new ones) */
-	while ((n = sys(SYS_getdents64, dir, (long)buf, sizeof buf, 0, 0)) > 0)
-		for (long off = 0; off < n;) {
-			const char *name = buf + off + 19; /* struct linux_dirent64's d_name */
-			unsigned short reclen;
-			memcpy(&reclen, buf + off + 16, sizeof reclen);
-			off += reclen;
-			int fd = 0;
-			if (name[0] < '0' || name[0] > '9')
-				continue;
-			for (const char *q = name; *q >= '0' && *q <= '9'; q++)
-				fd = fd * 10 + (*q - '0');
-			if (fd != dir && fd != snap_fd && nfds < (int)(sizeof fds / sizeof fds[0]))
-				fds[nfds++] = fd;
-		}
-	sys(SYS_close, dir, 0, 0, 0, 0);
-	for (int i = 0; i < nfds; i++) {
-		char link[32], path[4096];
-		struct stat st;
-		fd_path(link, fds[i]);
-		long k = sys(SYS_readlink, (long)link, (long)path, sizeof path - 1, 0, 0);
-		if (k <= (long)len || strncmp(path, at, len) || path[len] != '/' ||
-		    sys(SYS_fstat, fds[i], (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		path[k] = 0;
-		long fl = sys(SYS_fcntl, fds[i], F_GETFL, 0, 0, 0), fdfl = sys(SYS_fcntl, fds[i], F_GETFD, 0, 0, 0);
-		long pos = sys(SYS_lseek, fds[i], 0, SEEK_CUR, 0, 0);
-		int nfd = (int)sys(SYS_open, (long)path, (fl & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC, 0, 0, 0);
-		if (nfd < 0)
-			continue;
-		if (pos > 0)
-			sys(SYS_lseek, nfd, pos, SEEK_SET, 0, 0);
-		sys(SYS_dup3, nfd, fds[i], (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0, 0, 0);
-		sys(SYS_close, nfd, 0, 0, 0, 0);
-	}
-}
-
-static unsigned long hex_field(const char **p)
-{
-	unsigned long v = 0;
-	for (;; (*p)++) {
-		char c = **p;
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-		if (d < 0)
-			return v;
-		v = v * 16 + (unsigned long)d;
-	}
-}
-
-/* One line of /proc/self/maps: a shared mapping of a file under `at` is
- * mapped anew, at the same place, from the same path (now the copy's). */
-static void remap_line(const char *l, const char *at, size_t len)
-{
-	const char *p = l;
-	unsigned long start = hex_field(&p);
-	if (*p++ != '-')
-		return;
-	unsigned long end = hex_field(&p);
-	if (*p++ != ' ')
-		return;
-	char r = p[0], w = p[1], x = p[2], shared = p[3];
-	p += 5;
-	unsigned long off = hex_field(&p);
-	const char *path = strchr(p, '/');
-	if (shared != 's' || !path || strncmp(path, at, len) || path[len] != '/')
-		return;
-	int prot = (r == 'r' ? PROT_READ : 0) | (w == 'w' ? PROT_WRITE : 0) | (x == 'x' ? PROT_EXEC : 0);
-	int fd = (int)sys(SYS_open, (long)path, (w == 'w' ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return;
-	syscall(SYS_mmap, start, end - start, prot, MAP_SHARED | MAP_FIXED, fd, off);
-	sys(SYS_close, fd, 0, 0, 0, 0);
-}
-
-/*
- * Shared mappings of files under `at` (gdbm maps its database) are the
- * origin's files too: each is mapped again from the copy, in place.
- * Lines are read into a fixed buffer; a line longer than it is passed
- * over.
- */
-static void remap_under(const char *at)
-{
-	int fd = (int)sys(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return;
-	size_t len = strlen(at);
-	char buf[8192];
-	size_t have = 0;
-	long n;
-	while ((n = sys(SYS_read, fd, (long)(buf + have), sizeof buf - 1 - have, 0, 0)) > 0) {
-		have += (size_t)n;
-		buf[have] = 0;
-		char *line = buf, *nl;
-		while ((nl = strchr(line, '\n'))) {
-			*nl = 0;
-			remap_line(line, at, len);
-			line = nl + 1;
-		}
-		have -= (size_t)(line - buf);
-		memmove(buf, line, have);
-		if (have == sizeof buf - 1)
-			have = 0; /* one line longer than the buffer */
-	}
-	sys(SYS_close, fd, 0, 0, 0, 0);
-}
-
-/*
- * In a fork child: its own working directory (src, a copy of its
- * origin's that cmc made) mounted where its origin's is (at), in a mount
- * namespace of its own, so that what it writes there no sibling sees; if
- * the program works there, into it again, and the files it holds open
- * there are reopened, and the shared mappings of them mapped again, on
- * the copy.  The origin's mount is detached first (one layer, not a stack
- * that grows with the depth).  False when the kernel refused: it then
- * shares its origin's.
- */
-static bool own_cwd(char *src, char *at)
-{
-	src[CMC_SNAP_CWD_MAX - 1] = at[CMC_SNAP_CWD_MAX - 1] = 0;
-	char was[4096];
-	long n = sys(SYS_getcwd, (long)was, sizeof was, 0, 0, 0);
-	bool ok = src[0] == '/' && at[0] == '/' && sys(SYS_unshare, CLONE_NEWNS, 0, 0, 0, 0) == 0;
-	if (ok) {
-		sys(SYS_umount2, (long)at, MNT_DETACH, 0, 0, 0); /* the origin's */
-		ok = sys(SYS_mount, (long)src, (long)at, 0, MS_BIND, 0) == 0;
-	}
-	if (!ok)
-		return false;
-	size_t len = strlen(at);
-	if (n > 0 && !strncmp(was, at, len) && (was[len] == 0 || was[len] == '/'))
-		sys(SYS_chdir, (long)was, 0, 0, 0, 0);
-	reopen_under(at);
-	remap_under(at);
-	return true;
-}
-
 static void serve(void)
 {
 	struct cmc_snap_msg m;
@@ -440,7 +269,7 @@ static void serve(void)
 		 * outside takes (measured: 17 against 42 us a move). */
 		if (tasks >= 0 && !no_self_move && sys(SYS_write, tasks, (long)"0", 1, 0, 0) == 1)
 			flags |= CMC_SNAP_IN_TASKS;
-		if (m.cwd_src[0] && own_cwd(m.cwd_src, m.cwd_at))
+		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at, snap_fd))
 			flags |= CMC_SNAP_OWN_CWD;
 		/* still on the origin's socket: the answer to its request */
 		reply(CMC_SNAP_FORKED, (int32_t)sys(SYS_getpid, 0, 0, 0, 0, 0), conn_fd, flags);

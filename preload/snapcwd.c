@@ -1,0 +1,194 @@
+/*
+ * snapcwd.c — a fork snapshot's child gets a working directory of its own
+ * (issue 17; engine/proc_scratch.c makes the copy, cmc_region.h section 5
+ * carries its path in the FORK message).  In the child, inside the
+ * snapshot's signal handler: a mount namespace of its own, the copy
+ * mounted where its origin's directory was, the files the program holds
+ * open there reopened and its shared mappings of them mapped again, so
+ * nothing the child writes reaches its origin or a sibling.  Raw system
+ * calls only, no allocation (async-signal-safe).
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pl.h"
+
+static long raw(long nr, long a, long b, long c, long d, long e)
+{
+	return syscall(nr, a, b, c, d, e);
+}
+
+/* "/proc/self/fd/N", without snprintf. */
+static void fd_path(char *out, int fd)
+{
+	static const char pre[] = "/proc/self/fd/";
+	memcpy(out, pre, sizeof pre - 1);
+	char digits[12];
+	int n = 0;
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	size_t k = sizeof pre - 1;
+	while (n)
+		out[k++] = digits[--n];
+	out[k] = 0;
+}
+
+/*
+ * A file the program holds open in its directory is still the origin's
+ * after the copy is mounted: reopen each regular file open under `at` at
+ * the same path (now the copy's), with the same flags and offset, on the
+ * same descriptor number (the first 256 descriptors open).  What is not
+ * carried over: a lock held on the file.
+ */
+static void reopen_under(const char *at, int snap_fd)
+{
+	int dir = (int)raw(SYS_open, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	if (dir < 0)
+		return;
+	size_t len = strlen(at);
+	char buf[4096];
+	long n;
+	int fds[256], nfds = 0;
+	/* first the numbers (reopening while listing would list the new ones) */
+	while ((n = raw(SYS_getdents64, dir, (long)buf, sizeof buf, 0, 0)) > 0)
+		for (long off = 0; off < n;) {
+			const char *name = buf + off + 19; /* struct linux_dirent64's d_name */
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof reclen);
+			off += reclen;
+			int fd = 0;
+			if (name[0] < '0' || name[0] > '9')
+				continue;
+			for (const char *q = name; *q >= '0' && *q <= '9'; q++)
+				fd = fd * 10 + (*q - '0');
+			if (fd != dir && fd != snap_fd && nfds < (int)(sizeof fds / sizeof fds[0]))
+				fds[nfds++] = fd;
+		}
+	raw(SYS_close, dir, 0, 0, 0, 0);
+	for (int i = 0; i < nfds; i++) {
+		char link[32], path[4096];
+		struct stat st;
+		fd_path(link, fds[i]);
+		long k = raw(SYS_readlink, (long)link, (long)path, sizeof path - 1, 0, 0);
+		if (k <= (long)len || strncmp(path, at, len) || path[len] != '/' ||
+		    raw(SYS_fstat, fds[i], (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		path[k] = 0;
+		long fl = raw(SYS_fcntl, fds[i], F_GETFL, 0, 0, 0), fdfl = raw(SYS_fcntl, fds[i], F_GETFD, 0, 0, 0);
+		long pos = raw(SYS_lseek, fds[i], 0, SEEK_CUR, 0, 0);
+		int nfd = (int)raw(SYS_open, (long)path, (fl & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC, 0, 0, 0);
+		if (nfd < 0)
+			continue;
+		if (pos > 0)
+			raw(SYS_lseek, nfd, pos, SEEK_SET, 0, 0);
+		raw(SYS_dup3, nfd, fds[i], (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0, 0, 0);
+		raw(SYS_close, nfd, 0, 0, 0, 0);
+	}
+}
+
+static unsigned long hex_field(const char **p)
+{
+	unsigned long v = 0;
+	for (;; (*p)++) {
+		char c = **p;
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return v;
+		v = v * 16 + (unsigned long)d;
+	}
+}
+
+/* One line of /proc/self/maps: a shared mapping of a file under `at` is
+ * mapped anew, at the same place, from the same path (now the copy's). */
+static void remap_line(const char *l, const char *at, size_t len)
+{
+	const char *p = l;
+	unsigned long start = hex_field(&p);
+	if (*p++ != '-')
+		return;
+	unsigned long end = hex_field(&p);
+	if (*p++ != ' ')
+		return;
+	char r = p[0], w = p[1], x = p[2], shared = p[3];
+	p += 5;
+	unsigned long off = hex_field(&p);
+	const char *path = strchr(p, '/');
+	if (shared != 's' || !path || strncmp(path, at, len) || path[len] != '/')
+		return;
+	int prot = (r == 'r' ? PROT_READ : 0) | (w == 'w' ? PROT_WRITE : 0) | (x == 'x' ? PROT_EXEC : 0);
+	int fd = (int)raw(SYS_open, (long)path, (w == 'w' ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	syscall(SYS_mmap, start, end - start, prot, MAP_SHARED | MAP_FIXED, fd, off);
+	raw(SYS_close, fd, 0, 0, 0, 0);
+}
+
+/*
+ * Shared mappings of files under `at` (gdbm maps its database) are the
+ * origin's files too: each is mapped again from the copy, in place.
+ * Lines are read into a fixed buffer; a line longer than it is passed
+ * over.
+ */
+static void remap_under(const char *at)
+{
+	int fd = (int)raw(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	size_t len = strlen(at);
+	char buf[8192];
+	size_t have = 0;
+	long n;
+	while ((n = raw(SYS_read, fd, (long)(buf + have), sizeof buf - 1 - have, 0, 0)) > 0) {
+		have += (size_t)n;
+		buf[have] = 0;
+		char *line = buf, *nl;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = 0;
+			remap_line(line, at, len);
+			line = nl + 1;
+		}
+		have -= (size_t)(line - buf);
+		memmove(buf, line, have);
+		if (have == sizeof buf - 1)
+			have = 0; /* one line longer than the buffer */
+	}
+	raw(SYS_close, fd, 0, 0, 0, 0);
+}
+
+/*
+ * In a fork child: its own working directory (src, a copy of its
+ * origin's that cmc made) mounted where its origin's is (at), in a mount
+ * namespace of its own, so that what it writes there no sibling sees; if
+ * the program works there, into it again, and the files it holds open
+ * there are reopened, and the shared mappings of them mapped again, on
+ * the copy.  The origin's mount is detached first (one layer, not a stack
+ * that grows with the depth).  False when the kernel refused: it then
+ * shares its origin's.
+ */
+bool pl_snap_own_cwd(char *src, char *at, int snap_fd)
+{
+	src[CMC_SNAP_CWD_MAX - 1] = at[CMC_SNAP_CWD_MAX - 1] = 0;
+	char was[4096];
+	long n = raw(SYS_getcwd, (long)was, sizeof was, 0, 0, 0);
+	bool ok = src[0] == '/' && at[0] == '/' && raw(SYS_unshare, CLONE_NEWNS, 0, 0, 0, 0) == 0;
+	if (ok) {
+		raw(SYS_umount2, (long)at, MNT_DETACH, 0, 0, 0); /* the origin's */
+		ok = raw(SYS_mount, (long)src, (long)at, 0, MS_BIND, 0) == 0;
+	}
+	if (!ok)
+		return false;
+	size_t len = strlen(at);
+	if (n > 0 && !strncmp(was, at, len) && (was[len] == 0 || was[len] == '/'))
+		raw(SYS_chdir, (long)was, 0, 0, 0, 0);
+	reopen_under(at, snap_fd);
+	remap_under(at);
+	return true;
+}
