@@ -59,6 +59,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -262,6 +263,32 @@ static size_t presend(int fd, bool tcp, const struct proc_op *op)
 	return r > 0 ? (size_t)r : 0;
 }
 
+/* Has pid ended (waitable, not reaped)? */
+static bool exited(pid_t pid)
+{
+	siginfo_t si = {0};
+	return waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/*
+ * A child whose /proc files are already gone is on its way out: wait, up
+ * to timeout_ms, until it has ended.  Its exit can take a while (a mount
+ * namespace of its own is torn down first), and a SIGKILL sent meanwhile,
+ * as one sent to a process that cannot be opened would be, makes the
+ * kernel report that signal instead of the status it exited with.
+ */
+static bool ends_within(pid_t pid, unsigned timeout_ms)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0)
+		return exited(pid);
+	struct pollfd p = {.fd = pfd, .events = POLLIN};
+	while (poll(&p, 1, (int)timeout_ms) < 0 && errno == EINTR)
+		;
+	close(pfd);
+	return exited(pid);
+}
+
 /*
  * Ask snapshot s to fork; the child, a fresh proc_target on fresh
  * channels, carries s's history (canonical record, load base), and
@@ -432,9 +459,9 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	/* With its input there before it ran, the child may have done the
 	 * operation, and ended, before these opens: then they may fail, and
 	 * nothing needs them (the step sees it gone and reaps it). */
-	siginfo_t si = {0};
-	bool ended = (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0) &&
-		     waitid(P_PID, t->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == t->pid;
+	bool missing = t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0;
+	bool ended = missing && (exited(t->pid) || ((open_errno == ESRCH || open_errno == ENOENT) &&
+						    ends_within(t->pid, sc->timeout_ms)));
 	if ((!ended && (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0)) ||
 	    (rep.b < 0 && t->transport == PROC_TCP)) {
 		if (!(t->transport == PROC_TCP && rep.b < 0))
