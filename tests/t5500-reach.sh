@@ -36,6 +36,9 @@ KNOWN_DIVERGENT='
 # empty /tmp: what appears there was made by this test, cmc or a target,
 # never by another program on the machine.  (Otherwise /tmp is compared
 # before and after, which another program writing there can confuse.)
+# (Not when the tree itself is under /tmp, as a CI clone may be: the fresh
+# /tmp would hide it.)
+case $(cd "$CMC_TOP" && pwd -P) in /tmp | /tmp/*) CMC_REACH_NS=${CMC_REACH_NS:-no} ;; esac
 if [ -z "${CMC_REACH_NS:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 &&
 	unshare -m sh -c 'mount --make-rprivate / && mount -t tmpfs cmc-reach-tmp /tmp' 2>/dev/null; then
 	CMC_REACH_NS=1 exec unshare -m sh -c \
@@ -98,7 +101,7 @@ targets_of() {
 # own (cmc-*: test directories) and a compiler's (cc??????.*: builds)
 tmp_entries() { ls -A /tmp 2>/dev/null | grep -v -e '^cmc-' -e '^cc[A-Za-z0-9]\{6\}\.' | sort; }
 # (cmc-work: the fixed, empty mount point of targets' own directories)
-[ -n "${CMC_REACH_NS:-}" ] && tmp_entries() { ls -A /tmp 2>/dev/null | grep -vxF -e "$(basename "$T")" -e cmc-work | sort; }
+[ "${CMC_REACH_NS:-}" = 1 ] && tmp_entries() { ls -A /tmp 2>/dev/null | grep -vxF -e "$(basename "$T")" -e cmc-work | sort; }
 
 SUMMARY=$T/summary
 mkdir -p "$T/out"
