@@ -117,6 +117,23 @@ static int copy_tree(int from_dir, int to_dir, int depth)
 	return rc;
 }
 
+/* Copy the tree at `from` into the directory `to`: 0, or an errno. */
+static int copy_dir(const char *from, const char *to)
+{
+	int f = open(from, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int e = f < 0 ? errno : 0;
+	int t = f < 0 ? -1 : open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f >= 0 && t < 0)
+		e = errno;
+	if (!e && copy_tree(f, t, 0) < 0)
+		e = errno ? errno : EIO;
+	if (f >= 0)
+		close(f);
+	if (t >= 0)
+		close(t);
+	return e;
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -189,17 +206,8 @@ struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err,
 	}
 	char at[PATH_MAX];
 	if (sc->cwd) {
-		int from = open(sc->cwd, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		int to = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		int e = from < 0 ? errno : 0;
-		int rc = from >= 0 && to >= 0 ? copy_tree(from, to, 0) : -1;
-		if (rc == 0 && !e)
-			e = errno;
-		if (from >= 0)
-			close(from);
-		if (to >= 0)
-			close(to);
-		if (rc < 0 || !realpath(sc->cwd, at)) {
+		int e = copy_dir(sc->cwd, dir);
+		if (e || !realpath(sc->cwd, at)) {
 			snprintf(err, errlen, "cannot copy the working directory %s: %s", sc->cwd,
 				 strerror(e ? e : errno));
 			rm_tree(dir);
@@ -228,14 +236,7 @@ struct proc_scratch *proc_scratch_fork(const struct proc_scratch *origin)
 	snprintf(dir, sizeof dir, "%s/cmc-cwd.%d-XXXXXX", scratch_base(), (int)getpid());
 	if (!mkdtemp(dir))
 		return NULL;
-	int from = open(origin->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int to = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc = from >= 0 && to >= 0 ? copy_tree(from, to, 0) : -1;
-	if (from >= 0)
-		close(from);
-	if (to >= 0)
-		close(to);
-	if (rc < 0) {
+	if (copy_dir(origin->dir, dir)) {
 		rm_tree(dir);
 		return NULL;
 	}
