@@ -515,7 +515,10 @@ static bool saw_eof(struct proc_target *t)
 static bool quiescent(struct proc_target *t)
 {
 	long nr;
-	if (!input_consumed(t) || !asleep_waiting(t, false, &nr) || !saw_eof(t))
+	/* saw_eof() before the look at the sleep: a sleep seen first and a
+	 * switch counted after could be the old read() and the wake-up that
+	 * ends it, and the target would be read while it exits. */
+	if (!input_consumed(t) || !saw_eof(t) || !asleep_waiting(t, false, &nr))
 		return false;
 	/* connected but not yet accepted (after eof: waiting for the next) */
 	return !(t->transport == PROC_TCP && t->connected && !t->input_closed &&
