@@ -139,19 +139,43 @@ struct proc_exec_ops {
 };
 
 /*
+ * Immutable bytes shared by reference (proc_bytes.c): a reply held once
+ * however many snapshots and executors hold it.  NULL stands for none.
+ * Invariant: refs >= 1 while reachable; p[0 .. len) never changes.
+ */
+struct proc_bytes {
+	unsigned refs;
+	size_t len;
+	uint8_t p[];
+};
+/* A copy of p[0 .. n) with one reference; NULL when n is 0. */
+struct proc_bytes *proc_bytes_new(const void *p, size_t n);
+struct proc_bytes *proc_bytes_ref(struct proc_bytes *b);
+void proc_bytes_unref(struct proc_bytes *b);
+
+/*
  * The common part every executor embeds first.  `replies` holds, after
- * reach(), the reply of each of the n steps of the trace (for property
- * plugins); `sc` is not owned.
+ * reach(), the reply of each of the n steps of the trace, when
+ * keep_replies (a plugin property reads them: proc_props_read_replies());
+ * else nreplies is 0 and no reply outlives the observation it belongs to.
+ * `sc` is not owned.
  */
 struct proc_exec {
 	const struct proc_exec_ops *ops;
 	const struct proc_scenario *sc;
 	const char *preload;    /* path of libcmc-preload.so, or "" for none */
-	struct proc_buf *replies;
+	bool keep_replies;
+	struct proc_bytes **replies; /* nreplies entries, each a reference (NULL: empty) */
 	size_t nreplies, replies_cap;
 	struct proc_exec_stats st;
 	char err[1024];
 };
+
+/* x->replies[i] = b, taking the reference (entries below i are NULL
+ * until set); clear drops every entry, free the array too. */
+void proc_exec_replies_set(struct proc_exec *x, size_t i, struct proc_bytes *b);
+void proc_exec_replies_clear(struct proc_exec *x);
+void proc_exec_replies_free(struct proc_exec *x);
 
 struct proc_image;
 /* The stateless replay executor; img (what raw covers besides the heap) is

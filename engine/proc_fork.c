@@ -65,19 +65,30 @@
 
 #include "cmc_region.h"
 #include "proc_limits.h"
+#include "proc_prop.h"
 #include "proc_scratch.h"
 #include "proc_target.h"
 #include "util.h"
 
 /* A live snapshot: the process and the state it holds.  Invariants: t->pid
- * > 0 and the process is quiescent (blocked on its input); replies has n
- * entries (the reply of each step of trace); canon is the last complete
- * canonical record the process wrote over its whole history. */
+ * > 0 and the process is quiescent (blocked on its input); reply is the
+ * reply of trace's last step (NULL: empty, or n == 0); replies is NULL
+ * unless the executors keep every step's reply (proc_exec.keep_replies),
+ * then it has n entries and replies[n - 1] == reply; t->canon.last is the
+ * last complete canonical record the process wrote over its whole history.
+ *
+ * What it costs in cmc (share/scenario.md, "Executors"): the process's fds
+ * (fit_fds()), its trace (2 bytes a step), its last reply (at most
+ * reply-cap bytes), its canonical record (at most CMC_CANON_MAX) and, with
+ * a plugin property, one pointer a step: the replies are shared, each held
+ * once by every snapshot whose trace passes through its step.  Its raw
+ * window and observation are not kept: observe_snap() reads them again. */
 struct snap {
 	struct proc_target *t;
 	uint16_t *trace;
 	size_t n;
-	struct proc_buf *replies;
+	struct proc_bytes *reply;
+	struct proc_bytes **replies;
 	uint64_t seq;           /* creation order */
 	bool stale;
 	bool parent;            /* expanded, kept for children the pool could not hold */
@@ -156,8 +167,9 @@ static void snap_free(struct snap *s)
 		return;
 	kill_target(s->t);
 	pthread_mutex_destroy(&s->fmu);
-	for (size_t i = 0; i < s->n; i++)
-		proc_buf_free(&s->replies[i]);
+	proc_bytes_unref(s->reply);
+	for (size_t i = 0; s->replies && i < s->n; i++)
+		proc_bytes_unref(s->replies[i]);
 	free(s->replies);
 	free(s->trace);
 	free(s);
@@ -575,11 +587,15 @@ static struct snap *snap_new(struct forkx *f, struct proc_target *t, const struc
 			memcpy(s->trace, parent->trace, parent->n * sizeof *s->trace);
 		if (op >= 0)
 			s->trace[n - 1] = (uint16_t)op;
-		s->replies = eng_xcalloc(n, sizeof *s->replies);
-		for (size_t i = 0; i < parent->n; i++)
-			proc_buf_set(&s->replies[i], parent->replies[i].p, parent->replies[i].len);
-		if (op >= 0)
-			proc_buf_set(&s->replies[n - 1], t->reply.p, t->reply.len);
+		s->reply = op >= 0 ? proc_bytes_new(t->reply.p, t->reply.len)
+				   : proc_bytes_ref(parent->reply);
+		if (f->x.keep_replies) {
+			s->replies = eng_xcalloc(n, sizeof *s->replies);
+			for (size_t i = 0; i < parent->n; i++)
+				s->replies[i] = proc_bytes_ref(parent->replies[i]);
+			if (op >= 0)
+				s->replies[n - 1] = proc_bytes_ref(s->reply);
+		}
 	}
 	return s;
 }
@@ -602,12 +618,7 @@ static void mirror(struct forkx *f)
 static void fall_back(struct forkx *f, const char *why)
 {
 	/* from now on x.replies is the replay executor's (mirror()) */
-	for (size_t i = 0; i < f->x.replies_cap; i++)
-		proc_buf_free(&f->x.replies[i]);
-	free(f->x.replies);
-	f->x.replies = NULL;
-	f->x.replies_cap = 0;
-	f->x.nreplies = 0;
+	proc_exec_replies_free(&f->x);
 	if (!__atomic_exchange_n(&f->pl->said_fallback, true, __ATOMIC_RELAXED))
 		fprintf(stderr, "cmc: %s: fork snapshots unavailable (%s): using the replay executor\n",
 			f->x.sc->path, why);
@@ -668,18 +679,14 @@ static const char *shared_object(pid_t pid, char *buf, size_t n)
 
 /* ---- reach / apply ----------------------------------------------------- */
 
+/* The executor's view of the origin's replies: references, no copies
+ * (the origin may be spent before the frontend reads them). */
 static void set_replies(struct forkx *f, const struct snap *s)
 {
 	struct proc_exec *x = &f->x;
-	if (s->n > x->replies_cap) {
-		size_t nc = s->n * 2;
-		x->replies = eng_xrealloc(x->replies, nc * sizeof *x->replies);
-		memset(x->replies + x->replies_cap, 0, (nc - x->replies_cap) * sizeof *x->replies);
-		x->replies_cap = nc;
-	}
-	for (size_t i = 0; i < s->n; i++)
-		proc_buf_set(&x->replies[i], s->replies[i].p, s->replies[i].len);
-	x->nreplies = s->n;
+	proc_exec_replies_clear(x);
+	for (size_t i = 0; s->replies && i < s->n; i++)
+		proc_exec_replies_set(x, i, proc_bytes_ref(s->replies[i]));
 }
 
 /* Start the root; decide whether fork snapshots work for this target. */
@@ -738,8 +745,10 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
 	struct snap *r = snap_new(f, t, s, -1);
 	r->trace = eng_xrealloc(r->trace, n * sizeof *r->trace);
 	memcpy(r->trace, trace, n * sizeof *trace);
-	r->replies = eng_xrealloc(r->replies, n * sizeof *r->replies);
-	memset(r->replies + r->n, 0, (n - r->n) * sizeof *r->replies);
+	if (x->keep_replies) {
+		r->replies = eng_xrealloc(r->replies, n * sizeof *r->replies);
+		memset(r->replies + r->n, 0, (n - r->n) * sizeof *r->replies);
+	}
 	for (size_t i = s->n; i < n; i++) {
 		const struct proc_op *op = &sc->ops[trace[i]];
 		double el = 0;
@@ -748,7 +757,10 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
 		x->st.ops++;
 		x->st.replayed++;
 		x->st.quiesce_s += el;
-		proc_buf_set(&r->replies[i], t->reply.p, t->reply.len);
+		proc_bytes_unref(r->reply);
+		r->reply = proc_bytes_new(t->reply.p, t->reply.len);
+		if (r->replies)
+			r->replies[i] = proc_bytes_ref(r->reply);
 		if (w != PROC_QUIESCENT) {
 			if (w == PROC_INTERRUPTED)
 				snprintf(x->err, sizeof x->err, "interrupted");
@@ -833,8 +845,8 @@ static void observe_snap(struct forkx *f, struct snap *o, struct proc_obs *obs)
 	proc_obs_reset(obs);
 	if (t->mem_fd < 0)
 		t->mem_fd = proc_open_pid(t->pid, "mem");
-	if (o->n)
-		proc_buf_set(&t->reply, o->replies[o->n - 1].p, o->replies[o->n - 1].len);
+	if (o->reply)
+		proc_buf_set(&t->reply, o->reply->p, o->reply->len);
 	proc_observe(t, f->img, PROC_QUIESCENT, obs);
 	proc_buf_free(&t->reply);
 }
@@ -932,7 +944,7 @@ static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, stru
 		if (rc == 0 && n == 0) {
 			f->origin = f->root;
 			f->origin_temp = false;
-			x->nreplies = 0;
+			proc_exec_replies_clear(x);
 			return 0;
 		}
 	}
@@ -1245,9 +1257,7 @@ static void fork_destroy(struct proc_exec *x)
 	if (f->fb) {
 		f->fb->ops->destroy(f->fb);
 	} else {
-		for (size_t i = 0; i < x->replies_cap; i++)
-			proc_buf_free(&x->replies[i]);
-		free(x->replies);
+		proc_exec_replies_free(x);
 	}
 	proc_obs_free(&f->scratch);
 	if (f->pinned)
@@ -1304,6 +1314,7 @@ static struct forkx *forkx_new(const struct proc_scenario *sc, const char *prelo
 	f->x.ops = &fork_ops;
 	f->x.sc = sc;
 	f->x.preload = preload;
+	f->x.keep_replies = proc_props_read_replies(sc);
 	f->img = img;
 	f->lfd = -1;
 	f->conn_no = -1;

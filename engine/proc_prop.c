@@ -177,10 +177,12 @@ static const char *plugin(struct proc_props *pp, const struct plugin *pl,
 	size_t *lens = eng_xcalloc(n + 1, sizeof *lens);
 	for (size_t i = 0; i < n; i++) {
 		labels[i] = pp->sc->ops[v->trace[i]].label;
-		const struct proc_buf *b = i + 1 == n ? &o->reply : i < v->nprefix ? &v->prefix[i] : NULL;
-		if (b && b->len) {
-			replies[i] = b->p;
-			lens[i] = b->len;
+		if (i + 1 == n && o->reply.len) {
+			replies[i] = o->reply.p;
+			lens[i] = o->reply.len;
+		} else if (i + 1 < n && i < v->nprefix && v->prefix[i]) {
+			replies[i] = v->prefix[i]->p;
+			lens[i] = v->prefix[i]->len;
 		}
 	}
 	struct cmc_property_ctx ctx = {
@@ -208,6 +210,14 @@ static const char *plugin(struct proc_props *pp, const struct plugin *pl,
 	if (!msg[0])
 		snprintf(msg, msglen, "violated");
 	return pl->p->name;
+}
+
+bool proc_props_read_replies(const struct proc_scenario *sc)
+{
+	for (size_t i = 0; i < sc->nprops; i++)
+		if (sc->props[i].kind == PROC_PROP_PLUGIN)
+			return true;
+	return false;
 }
 
 const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view *v, char *msg,

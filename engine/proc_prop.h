@@ -16,7 +16,7 @@ struct proc_props;
 struct proc_state_view {
 	const uint16_t *trace;
 	size_t n;
-	const struct proc_buf *prefix;
+	struct proc_bytes *const *prefix;  /* NULL entries: empty replies */
 	size_t nprefix;
 	const struct proc_obs *obs;
 };
@@ -25,6 +25,11 @@ struct proc_state_view {
  * with "file:line: expected ..." in err. */
 struct proc_props *proc_props_load(struct proc_scenario *sc, char *err, size_t errlen);
 void proc_props_free(struct proc_props *pp);
+
+/* Whether any property of sc reads the replies of a trace's earlier
+ * steps (a plugin does; the built-ins judge the last step alone): the
+ * executors keep them only then (proc_exec.keep_replies). */
+bool proc_props_read_replies(const struct proc_scenario *sc);
 
 /* The first violated property's name (msg explains), or NULL. */
 const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view *v, char *msg,

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "proc_prop.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -34,17 +35,8 @@ static void kill_live(struct replay *r)
 
 static void keep_reply(struct proc_exec *x, size_t i, const struct proc_buf *b)
 {
-	if (i >= x->replies_cap) {
-		size_t nc = x->replies_cap ? x->replies_cap * 2 : 16;
-		while (nc <= i)
-			nc *= 2;
-		x->replies = eng_xrealloc(x->replies, nc * sizeof *x->replies);
-		memset(x->replies + x->replies_cap, 0, (nc - x->replies_cap) * sizeof *x->replies);
-		x->replies_cap = nc;
-	}
-	proc_buf_set(&x->replies[i], b->p, b->len);
-	if (i + 1 > x->nreplies)
-		x->nreplies = i + 1;
+	if (x->keep_replies)
+		proc_exec_replies_set(x, i, proc_bytes_new(b->p, b->len));
 }
 
 /* Fresh target, prefix replayed; obs (may be NULL) gets the final state. */
@@ -55,7 +47,7 @@ static int replay_to_origin(struct replay *r, struct proc_obs *obs)
 	struct proc_obs *o = obs ? obs : &r->scratch;
 	kill_live(r);
 	proc_obs_reset(o);
-	x->nreplies = 0;
+	proc_exec_replies_clear(x);
 	r->t = proc_target_start(sc, x->preload, o, &x->st.spawn_s);
 	x->st.spawns++;
 	if (!r->t) {
@@ -143,9 +135,7 @@ static void replay_destroy(struct proc_exec *x)
 {
 	struct replay *r = (struct replay *)x;
 	kill_live(r);
-	for (size_t i = 0; i < x->replies_cap; i++)
-		proc_buf_free(&x->replies[i]);
-	free(x->replies);
+	proc_exec_replies_free(x);
 	proc_obs_free(&r->scratch);
 	free(r->trace);
 	free(r);
@@ -166,6 +156,7 @@ struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *pr
 	r->x.ops = &replay_ops;
 	r->x.sc = sc;
 	r->x.preload = preload;
+	r->x.keep_replies = proc_props_read_replies(sc);
 	r->img = img;
 	return &r->x;
 }

@@ -23,3 +23,8 @@ EXTRA_ALL += $(B)/tests-helpers/judgetarget
 $(B)/tests-helpers/judgetarget: tests/proc/judgetarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# Large replies and a large unchanging heap block (t6600-memory).
+EXTRA_ALL += $(B)/tests-helpers/bigreply
+$(B)/tests-helpers/bigreply: tests/proc/bigreply.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
