@@ -18,7 +18,7 @@ enum store_q {
 	Q_BEGIN, Q_COMMIT, Q_ROLLBACK,
 	Q_RUN_INSERT, Q_RUN_ACTION, Q_RUN_PROGRESS, Q_RUN_END, Q_RUN_CONTINUE,
 	Q_LABEL_INSERT, Q_LABEL_ID, Q_LABEL_TEXT,
-	Q_BLOB_INSERT, Q_BLOB_GET,
+	Q_BLOB_INSERT, Q_BLOB_GET, Q_PAGE_INSERT, Q_PAGE_GET,
 	Q_SBLOCK_INSERT, Q_EBLOCK_INSERT, Q_LEVEL_PUT, Q_VIOL_AT,
 	Q_VIOL_INSERT, Q_VSTEP_INSERT,
 	Q_RUNS_ALL, Q_RUN_GET, Q_RUN_ORDER, Q_RUN_LATEST, Q_RUN_SOURCE, Q_RUN_COUNTS,
@@ -67,6 +67,9 @@ struct store_edge_raw {
 	eng_fp reply;
 };
 void store_rec_put(struct store_buf *b, const struct store_rec *r);
+/* The smallest state record: three one-byte varints, a fingerprint and
+ * the flags byte.  A block's count above its length / this is damaged. */
+#define STORE_REC_MIN 20
 /* Decode one record at p; returns the next record's start, NULL if damaged. */
 const uint8_t *store_rec_get(const uint8_t *p, const uint8_t *end, struct store_rec *r);
 void store_erec_put(struct store_buf *b, uint32_t src, const struct store_edge_raw *e, size_t n);
@@ -198,6 +201,8 @@ struct store {
 	size_t lptr_n, lptr_cap;
 	uint64_t boundaries;
 	eng_fp *blob_seen;         /* direct-mapped cache of written blob hashes */
+	eng_fp *page_seen;         /* the same for pages (put_blob()) */
+	struct store_buf pagelist; /* put_blob(): the page hashes of one blob */
 	eng_fp *replies;           /* on_edges(): the replies' addresses */
 	size_t nreplies;
 
@@ -224,6 +229,14 @@ struct store {
 };
 
 #define STORE_BLOB_SEEN 4096
+#define STORE_PAGE_SEEN 16384
+
+/* Observations of at least STORE_PAGED_MIN kept bytes are stored as pages
+ * of STORE_PAGE bytes, each once per distinct content (SCHEMA.md, blobs):
+ * states whose raw windows or replies differ in a few pages share the
+ * rest.  Smaller ones stay whole in blobs.data. */
+#define STORE_PAGE 4096u
+#define STORE_PAGED_MIN (64u << 10)
 
 /* read.c: the record of one state (pointers into st->sc, valid until the
  * next lookup).  0, 1 when absent, -1 on error. */

@@ -163,6 +163,8 @@ void store_close(store *st)
 	eng_labels_free(st->ltext);
 	free(st->lptr);
 	free(st->blob_seen);
+	free(st->page_seen);
+	free(st->pagelist.p);
 	free(st->replies);
 	store_pred_free(st);
 	free(st->sblk.p);

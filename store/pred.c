@@ -153,7 +153,7 @@ int store_pred_sources(store *st, int64_t run, uint32_t id, uint32_t **srcs, siz
 	size_t cap = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const uint8_t *p = sqlite3_column_blob(s, 0);
-		const uint8_t *end = p + sqlite3_column_bytes(s, 0);
+		const uint8_t *end = p ? p + sqlite3_column_bytes(s, 0) : p; /* empty: NULL */
 		while (p && p < end) {
 			uint32_t dst, src;
 			if (!get_u32(&p, end, &dst) || !get_u32(&p, end, &src)) {

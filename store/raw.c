@@ -234,14 +234,32 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 		} else if (tag == 'B') {
 			struct raw_blob b;
 			TAKE(&b, sizeof b);
-			if ((size_t)(end - p) < b.len)
+			size_t n = b.npages ? (size_t)b.npages * 16 : b.len;
+			if ((size_t)(end - p) < n)
 				return false;
 			sqlite3_stmt *q = st->q[Q_BLOB_INSERT];
 			store_bind_fp(q, 1, b.hash);
 			sqlite3_bind_int64(q, 2, (sqlite3_int64)b.full_len);
-			sqlite3_bind_blob64(q, 3, p, b.len, SQLITE_STATIC);
-			p += b.len;
+			if (b.npages) {
+				sqlite3_bind_zeroblob(q, 3, 0);
+				sqlite3_bind_blob64(q, 4, p, n, SQLITE_STATIC);
+			} else {
+				sqlite3_bind_blob64(q, 3, p, n, SQLITE_STATIC);
+				sqlite3_bind_null(q, 4);
+			}
+			p += n;
 			if (!store_step(st, q, "insert observation"))
+				return false;
+		} else if (tag == 'P') {
+			struct raw_page g;
+			TAKE(&g, sizeof g);
+			if ((size_t)(end - p) < g.len)
+				return false;
+			sqlite3_stmt *q = st->q[Q_PAGE_INSERT];
+			store_bind_fp(q, 1, g.hash);
+			sqlite3_bind_blob64(q, 2, p, g.len, SQLITE_STATIC);
+			p += g.len;
+			if (!store_step(st, q, "insert observation page"))
 				return false;
 		} else if (tag == 'F') {
 			if (!finish(st))

@@ -5,8 +5,11 @@
  *   'E' struct raw_edges, n struct raw_edge [n reply addresses]
  *       (transitions out of one state, in generation order)
  *   'F' the expansion the 'E' entries since the last 'F' belong to is over
- *   'B' struct raw_blob, len bytes: an observation's content, new to the
- *       run (put_blob() in write.c), before the entry that names it
+ *   'B' struct raw_blob, then len bytes (npages 0) or npages page hashes:
+ *       an observation's content, new to the run (put_blob() in write.c),
+ *       before the entry that names it
+ *   'P' struct raw_page, len bytes: a page of a paged 'B', new to the
+ *       run, before the 'B' naming it
  * The writers are inline: they run once per state and per transition.
  */
 #ifndef CMC_STORE_RAW_H
@@ -39,6 +42,12 @@ struct raw_blob {
 	eng_fp hash;
 	uint64_t full_len;
 	uint32_t len;              /* bytes kept: at most the store's cap */
+	uint32_t npages;           /* 0: the bytes follow; else their page hashes */
+};
+
+struct raw_page {
+	eng_fp hash;
+	uint32_t len;              /* at most STORE_PAGE */
 };
 
 /* labels.id < 2^31 (label_id() refuses more); the top bit: a new state */
@@ -78,8 +87,28 @@ static inline void raw_blob(struct store_buf *b, eng_fp hash, size_t full_len, c
 			    size_t len)
 {
 	raw_reserve(b, 1 + sizeof(struct raw_blob) + len);
-	struct raw_blob x = {hash, full_len, (uint32_t)len};
+	struct raw_blob x = {hash, full_len, (uint32_t)len, 0};
 	b->p[b->len++] = 'B';
+	raw_put(b, &x, sizeof x);
+	raw_put(b, p, len);
+}
+
+/* pages: npages hashes of 16 bytes each, as stored (big-endian). */
+static inline void raw_blob_paged(struct store_buf *b, eng_fp hash, size_t full_len, size_t len,
+				  const uint8_t *pages, size_t npages)
+{
+	raw_reserve(b, 1 + sizeof(struct raw_blob) + npages * 16);
+	struct raw_blob x = {hash, full_len, (uint32_t)len, (uint32_t)npages};
+	b->p[b->len++] = 'B';
+	raw_put(b, &x, sizeof x);
+	raw_put(b, pages, npages * 16);
+}
+
+static inline void raw_page(struct store_buf *b, eng_fp hash, const void *p, size_t len)
+{
+	raw_reserve(b, 1 + sizeof(struct raw_page) + len);
+	struct raw_page x = {hash, (uint32_t)len};
+	b->p[b->len++] = 'P';
 	raw_put(b, &x, sizeof x);
 	raw_put(b, p, len);
 }

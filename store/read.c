@@ -201,6 +201,11 @@ static int sc_load(store *st, int64_t run, uint32_t id)
 	}
 	sc_clear(c);
 	c->len = (size_t)sqlite3_column_bytes(s, 2);
+	if (count > c->len / STORE_REC_MIN) { /* count sizes off[]: bound it first */
+		store_q_done(s);
+		c->len = 0;
+		return damaged(st, run, first);
+	}
 	c->data = eng_xmalloc(c->len + 1);
 	if (c->len)
 		memcpy(c->data, sqlite3_column_blob(s, 2), c->len);
@@ -244,18 +249,28 @@ int store_each_state(store *st, int64_t run,
 	sqlite3_bind_int64(s, 1, run);
 	int rc;
 	bool go = true;
+	/* Ids are dense (0, 1, ...) and blocks follow each other: a block
+	 * that leaves a gap or overlaps is damaged, so that callers may size
+	 * arrays by the ids they are handed. */
+	uint64_t next = 0;
 	while (go && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t first = (uint32_t)sqlite3_column_int64(s, 0);
-		uint32_t count = (uint32_t)sqlite3_column_int64(s, 1);
+		int64_t first = sqlite3_column_int64(s, 0);
+		int64_t count = sqlite3_column_int64(s, 1);
 		const uint8_t *p = sqlite3_column_blob(s, 2);
-		const uint8_t *end = p + sqlite3_column_bytes(s, 2);
+		const uint8_t *end = p ? p + sqlite3_column_bytes(s, 2) : p;
+		if (first != (int64_t)next || count < 0 ||
+		    (uint64_t)count > (size_t)(end - p) / STORE_REC_MIN) {
+			sqlite3_finalize(s);
+			return damaged(st, run, (uint32_t)first);
+		}
+		next += (uint64_t)count;
 		for (uint32_t i = 0; go && i < count; i++) {
 			struct store_rec r;
 			if (!p || !(p = store_rec_get(p, end, &r))) {
 				sqlite3_finalize(s);
 				return damaged(st, run, first);
 			}
-			go = fn(ctx, first + i, &r);
+			go = fn(ctx, (uint32_t)first + i, &r);
 		}
 	}
 	sqlite3_finalize(s);
@@ -324,7 +339,7 @@ int store_edges_raw(store *st, int64_t run, uint32_t src, struct store_edge_raw 
 	bool found = false;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const uint8_t *p = sqlite3_column_blob(s, 0);
-		const uint8_t *end = p + sqlite3_column_bytes(s, 0);
+		const uint8_t *end = p ? p + sqlite3_column_bytes(s, 0) : p; /* empty: NULL */
 		while (p && p < end) {
 			uint32_t at;
 			if (!decode_erec(&p, end, &at, &tmp, &cnt, &cap)) {
@@ -370,7 +385,7 @@ int store_each_edges(store *st, int64_t run,
 	bool go = true;
 	while (go && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const uint8_t *p = sqlite3_column_blob(s, 0);
-		const uint8_t *end = p + sqlite3_column_bytes(s, 0);
+		const uint8_t *end = p ? p + sqlite3_column_bytes(s, 0) : p; /* empty: NULL */
 		while (go && p && p < end) {
 			uint32_t src;
 			if (!decode_erec(&p, end, &src, &tmp, &cnt, &cap)) {
@@ -515,8 +530,24 @@ static bool page_cb(void *ctx, uint32_t id, const struct store_rec *r)
 	return *p->n < p->limit;
 }
 
+static int states_page(store *st, int64_t run, store_order order, uint32_t depth,
+		       uint32_t after, size_t limit, store_state **out, size_t *n);
+
+/* On an error nothing is handed out (the page so far is freed). */
 int store_states_page(store *st, int64_t run, store_order order, uint32_t depth,
 		      uint32_t after, size_t limit, store_state **out, size_t *n)
+{
+	int rc = states_page(st, run, order, depth, after, limit, out, n);
+	if (rc < 0) {
+		store_states_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static int states_page(store *st, int64_t run, store_order order, uint32_t depth,
+		       uint32_t after, size_t limit, store_state **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -529,8 +560,9 @@ int store_states_page(store *st, int64_t run, store_order order, uint32_t depth,
 		if (!s)
 			return -1;
 		sqlite3_bind_int64(s, 1, run);
-		bool bfs = sqlite3_step(s) != SQLITE_ROW ||
-			   strcmp((const char *)sqlite3_column_text(s, 0), "dfs") != 0;
+		const char *ord = sqlite3_step(s) == SQLITE_ROW ? (const char *)sqlite3_column_text(s, 0)
+								 : NULL;
+		bool bfs = !ord || strcmp(ord, "dfs") != 0;
 		store_q_done(s);
 		if (!bfs) {
 			/* depth-first ids do not group by level: scan */
@@ -565,22 +597,44 @@ int store_depth_counts(store *st, int64_t run, uint64_t **counts, uint32_t *maxd
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, run);
+	/* The rows first: the array is sized by the deepest level, which a
+	 * damaged row could put anywhere; the levels of a run are 1 .. D,
+	 * one row each, so D is at most the number of rows. */
+	struct lv {
+		int64_t d, n;
+	} *rows = NULL;
+	size_t nrows = 0, cap = 0;
+	int64_t maxd = 0;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int64_t d = sqlite3_column_int64(s, 0);
-		if (d < 0 || d > UINT32_MAX - 1)
-			continue;
-		if (!*counts || (uint32_t)d > *maxdepth) {
-			size_t have = *counts ? (size_t)*maxdepth + 1 : 0;
-			*counts = eng_xrealloc(*counts, ((size_t)d + 1) * sizeof **counts);
-			memset(*counts + have, 0, ((size_t)d + 1 - have) * sizeof **counts);
-			*maxdepth = (uint32_t)d;
+		if (nrows == cap) {
+			cap = cap ? cap * 2 : 64;
+			rows = eng_xrealloc(rows, cap * sizeof *rows);
 		}
-		(*counts)[d] = (uint64_t)sqlite3_column_int64(s, 1);
+		rows[nrows] = (struct lv){sqlite3_column_int64(s, 0), sqlite3_column_int64(s, 1)};
+		if (rows[nrows].d > maxd)
+			maxd = rows[nrows].d;
+		nrows++;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		free(rows);
 		return step_err(st, s, "count states by depth");
+	}
 	store_q_done(s);
+	if (maxd > (int64_t)nrows) {
+		free(rows);
+		snprintf(st->err, sizeof st->err, "%s: run %lld: level %lld, but only %zu levels are "
+			 "stored (a damaged database)", st->path, (long long)run, (long long)maxd, nrows);
+		return -1;
+	}
+	if (nrows) {
+		*counts = eng_xcalloc((size_t)maxd + 1, sizeof **counts);
+		*maxdepth = (uint32_t)maxd;
+		for (size_t i = 0; i < nrows; i++)
+			if (rows[i].d >= 0)
+				(*counts)[rows[i].d] = (uint64_t)rows[i].n;
+	}
+	free(rows);
 	return 0;
 }
 
@@ -700,16 +754,33 @@ void store_edges_free(store_edge *e, size_t n)
 
 /* ---- traces ------------------------------------------------------------- */
 
+/* A state's record names a parent that cannot be one: every state's
+ * parent was discovered before it, so has a smaller id (SCHEMA.md,
+ * "Consistency after a crash"), and its depth is one less. */
+static int bad_chain(store *st, int64_t run, uint32_t id, const char *why)
+{
+	snprintf(st->err, sizeof st->err, "%s: run %lld: state %u: %s", st->path, (long long)run,
+		 id, why);
+	return -1;
+}
+
 int store_trace_to(store *st, int64_t run, uint32_t id, store_trace *out)
 {
 	memset(out, 0, sizeof *out);
-	/* Walk parents back to an initial state; depth bounds the walk, so a
-	 * damaged parent chain cannot loop. */
+	/* Walk parents back to an initial state.  Nothing stored bounds the
+	 * walk: ids must fall at every step (so a chain ends within id + 1
+	 * steps whatever the records say), and the depth that sizes the
+	 * arrays is checked against the id before anything is allocated. */
 	store_state cur;
 	int rc = store_state_get(st, run, id, &cur);
 	if (rc)
 		return rc;
-	size_t n = cur.depth ? cur.depth : 1;
+	if (cur.depth == 0 || cur.depth - 1 > cur.id) {
+		store_state_clear(&cur);
+		return bad_chain(st, run, id, "its depth is larger than the states before it allow "
+				 "(a damaged database)");
+	}
+	size_t n = cur.depth;
 	uint32_t *states = eng_xcalloc(n, sizeof *states);
 	char **labels = eng_xcalloc(n, sizeof *labels);
 	eng_fp *fps = eng_xcalloc(n, sizeof *fps);
@@ -720,18 +791,21 @@ int store_trace_to(store *st, int64_t run, uint32_t id, store_trace *out)
 		fps[i] = cur.fp;
 		labels[i] = cur.label;
 		cur.label = NULL;
-		uint32_t parent = cur.parent;
+		uint32_t parent = cur.parent, at = cur.id;
 		store_state_clear(&cur);
+		if (parent != ENG_NO_STATE && parent >= at) {
+			rc = bad_chain(st, run, id, "parent chain loops (a parent not discovered before "
+				       "its child: a damaged database)");
+			break;
+		}
 		if (parent == ENG_NO_STATE || i == 0) {
-			if (parent != ENG_NO_STATE || i != 0) {
-				snprintf(st->err, sizeof st->err,
-					 "%s: run %lld: state %u: parent chain does not match its depth",
-					 st->path, (long long)run, id);
-				rc = -1;
-			}
+			if (parent != ENG_NO_STATE || i != 0)
+				rc = bad_chain(st, run, id, "parent chain does not match its depth");
 			break;
 		}
 		if ((rc = store_state_get(st, run, parent, &cur)) != 0) {
+			if (rc > 0)
+				bad_chain(st, run, id, "parent chain reaches a state that is not stored");
 			rc = -1;
 			break;
 		}
@@ -914,6 +988,60 @@ void store_violations_free(store_violation *v, size_t n)
 
 /* ---- observations and operations ----------------------------------------- */
 
+static int bad_blob(store *st, eng_fp hash, const char *why)
+{
+	char hex[33];
+	snprintf(st->err, sizeof st->err, "%s: observation %s: %s (a damaged database)", st->path,
+		 eng_fp_hex(hash, hex), why);
+	return -1;
+}
+
+/* A paged blob's bytes: its pages in order.  Nothing stored sizes the
+ * buffer: it grows by the pages found, and a list that is not whole
+ * hashes, names a missing page or adds up to more than the blob's full
+ * length is damaged. */
+static int blob_pages(store *st, eng_fp hash, const uint8_t *list, size_t n, size_t full_len,
+		      uint8_t **data, size_t *len)
+{
+	if (n % 16 || n / 16 > full_len / STORE_PAGE + 1)
+		return bad_blob(st, hash, "its page list is not a list of its pages' hashes");
+	struct store_buf b = {0};
+	sqlite3_stmt *q = store_q(st, Q_PAGE_GET);
+	if (!q)
+		return -1;
+	for (size_t i = 0; i < n / 16; i++) {
+		eng_fp ph = {0, 0};
+		for (int k = 0; k < 8; k++) {
+			ph.hi = ph.hi << 8 | list[16 * i + k];
+			ph.lo = ph.lo << 8 | list[16 * i + 8 + k];
+		}
+		store_bind_fp(q, 1, ph);
+		int rc = sqlite3_step(q);
+		size_t pn = rc == SQLITE_ROW ? (size_t)sqlite3_column_bytes(q, 0) : 0;
+		if (rc != SQLITE_ROW || b.len + pn > full_len) {
+			if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+				free(b.p);
+				return step_err(st, q, "read observation");
+			}
+			store_q_done(q);
+			free(b.p);
+			return bad_blob(st, hash, rc == SQLITE_ROW ? "its pages hold more than its length"
+								   : "a page of it is missing");
+		}
+		if (pn) {
+			store_buf_reserve(&b, pn + 1);
+			memcpy(b.p + b.len, sqlite3_column_blob(q, 0), pn);
+			b.len += pn;
+		}
+		store_q_done(q);
+	}
+	store_buf_reserve(&b, 1);
+	b.p[b.len] = 0;
+	*data = b.p;
+	*len = b.len;
+	return 0;
+}
+
 int store_blob(store *st, eng_fp hash, uint8_t **data, size_t *len, size_t *full_len)
 {
 	*data = NULL;
@@ -930,6 +1058,17 @@ int store_blob(store *st, eng_fp hash, uint8_t **data, size_t *len, size_t *full
 	if (rc != SQLITE_ROW)
 		return step_err(st, s, "read observation");
 	*full_len = (size_t)sqlite3_column_int64(s, 0);
+	if (sqlite3_column_type(s, 2) != SQLITE_NULL) {
+		/* paged: copy the list, the statement is reused below */
+		size_t n = (size_t)sqlite3_column_bytes(s, 2);
+		uint8_t *list = eng_xmalloc(n + 1);
+		if (n)
+			memcpy(list, sqlite3_column_blob(s, 2), n);
+		store_q_done(s);
+		rc = blob_pages(st, hash, list, n, *full_len, data, len);
+		free(list);
+		return rc;
+	}
 	*len = (size_t)sqlite3_column_bytes(s, 1);
 	*data = eng_xmalloc(*len + 1);
 	if (*len)

@@ -25,7 +25,12 @@ static bool load_cb(void *ctx, uint32_t id, const struct store_rec *rec)
 {
 	struct load *l = ctx;
 	store_resume *r = l->r;
-	if (id != r->n) {
+	/* The engine takes parents and depths as given: a parent must be an
+	 * earlier state and one level up, or the restored search would walk
+	 * a loop (a damaged database). */
+	if (id != r->n || (rec->parent != ENG_NO_STATE &&
+			   (rec->parent >= id || rec->depth != r->depth[rec->parent] + 1)) ||
+	    (rec->parent == ENG_NO_STATE && rec->depth != 1)) {
 		l->gap = true;
 		return false;
 	}
@@ -103,7 +108,8 @@ int store_resume_prepare(store *st, int64_t run, store_resume *r)
 	if (store_each_state(st, run, load_cb, &l) < 0 || l.gap) {
 		if (l.gap)
 			snprintf(st->err, sizeof st->err,
-				 "%s: run %lld: state ids are not dense at %u; cannot resume",
+				 "%s: run %lld: state %u: ids not dense, or a parent that is not an "
+				 "earlier state one level up (a damaged database); cannot resume",
 				 st->path, (long long)run, r->n);
 		store_resume_clear(r);
 		return -1;

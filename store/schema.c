@@ -98,4 +98,11 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"     WHERE s.violation = v.id ORDER BY s.step)) AS trace,"
 	"  v.source, (SELECT text FROM labels WHERE id = v.label) AS label, v.target"
 	" FROM violations v;",
+
+	/* 5: large observations in content-addressed pages (write.c,
+	 * put_blob()): a blob with `pages` holds the list of its pages'
+	 * hashes and no data of its own.  Rows written before keep NULL. */
+	"ALTER TABLE blobs ADD COLUMN pages BLOB;"
+	"CREATE TABLE pages(hash BLOB PRIMARY KEY,"
+	" data BLOB NOT NULL);",
 };

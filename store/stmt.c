@@ -48,8 +48,11 @@ static const char *const sql[Q__COUNT] = {
 	[Q_LABEL_INSERT] = "INSERT OR IGNORE INTO labels(text) VALUES(?1)",
 	[Q_LABEL_ID] = "SELECT id FROM labels WHERE text = ?1",
 	[Q_LABEL_TEXT] = "SELECT text FROM labels WHERE id = ?1",
-	[Q_BLOB_INSERT] = "INSERT OR IGNORE INTO blobs(hash, full_len, data) VALUES(?1, ?2, ?3)",
-	[Q_BLOB_GET] = "SELECT full_len, data FROM blobs WHERE hash = ?1",
+	[Q_BLOB_INSERT] = "INSERT OR IGNORE INTO blobs(hash, full_len, data, pages)"
+			  " VALUES(?1, ?2, ?3, ?4)",
+	[Q_BLOB_GET] = "SELECT full_len, data, pages FROM blobs WHERE hash = ?1",
+	[Q_PAGE_INSERT] = "INSERT OR IGNORE INTO pages(hash, data) VALUES(?1, ?2)",
+	[Q_PAGE_GET] = "SELECT data FROM pages WHERE hash = ?1",
 	[Q_SBLOCK_INSERT] = "INSERT INTO state_blocks(run, first, count, data)"
 			    " VALUES(?1, ?2, ?3, ?4)",
 	[Q_EBLOCK_INSERT] = "INSERT INTO edge_blocks(run, seq, min_src, max_src, count, edges,"

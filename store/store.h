@@ -29,7 +29,7 @@
 
 #include "cmc.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_DEFAULT_PATH "cmc.db"
 
 typedef struct store store;

@@ -139,9 +139,37 @@ static inline int64_t label_id_search(store *st, const char *text)
 
 /* ---- observation blobs, content-addressed -------------------------------- */
 
+/* The kept bytes of a large blob as pages, each handed to the writer
+ * once per distinct content (a page the direct-mapped page_seen forgot
+ * is handed again: INSERT OR IGNORE keeps it once), then the blob as
+ * the list of its pages' hashes. */
+static void put_paged(store *st, eng_fp h, const uint8_t *b, size_t len, size_t keep)
+{
+	if (!st->page_seen)
+		st->page_seen = eng_xcalloc(STORE_PAGE_SEEN, sizeof *st->page_seen);
+	size_t np = (keep + STORE_PAGE - 1) / STORE_PAGE;
+	struct store_buf *l = &st->pagelist;
+	l->len = 0;
+	raw_reserve(l, np * 16);
+	for (size_t i = 0; i < np; i++) {
+		size_t off = i * STORE_PAGE, n = keep - off < STORE_PAGE ? keep - off : STORE_PAGE;
+		eng_fp ph = eng_fp_of(b + off, n);
+		eng_fp *slot = &st->page_seen[ph.lo & (STORE_PAGE_SEEN - 1)];
+		if (!eng_fp_eq(*slot, ph)) {
+			raw_page(&st->raw, ph, b + off, n);
+			*slot = ph;
+		}
+		store_fp_put(l->p + l->len, ph); /* as stored: big-endian */
+		l->len += 16;
+	}
+	raw_blob_paged(&st->raw, h, len, keep, l->p, np);
+}
+
 /* Writes the bytes once per distinct content; returns their address (zero
  * for no bytes).  The address hashes the whole content; at most `cap`
- * bytes of it are kept, with the full length beside them. */
+ * bytes of it are kept, with the full length beside them: whole, or from
+ * STORE_PAGED_MIN bytes on as pages shared with every other blob that
+ * holds the same page. */
 static eng_fp put_blob(store *st, const uint8_t *b, size_t len, size_t cap)
 {
 	eng_fp zero = {0, 0};
@@ -155,7 +183,11 @@ static eng_fp put_blob(store *st, const uint8_t *b, size_t len, size_t cap)
 		return h;
 	/* the writer inserts it (INSERT OR IGNORE: content seen in an
 	 * earlier run, or evicted from blob_seen, is kept once) */
-	raw_blob(&st->raw, h, len, b, len < cap ? len : cap);
+	size_t keep = len < cap ? len : cap;
+	if (keep >= STORE_PAGED_MIN)
+		put_paged(st, h, b, len, keep);
+	else
+		raw_blob(&st->raw, h, len, b, keep);
 	*slot = h;
 	return h;
 }
