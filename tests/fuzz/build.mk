@@ -3,14 +3,16 @@
 # the engine sources directly, apart from the gcc build (nothing here joins
 # `all`).  Each runs FUZZ_SECONDS (default 60) over a scratch corpus under
 # $(B)/fuzz/ seeded from tests/fuzz/corpus/NAME/ (never written to); a crash
-# leaves $(B)/fuzz/crash-NAME-* and fails the target.
+# leaves $(B)/fuzz/crash-NAME-* and fails the target.  The store fuzzer
+# links the store's sources too (and SQLite).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_NAMES := scenario record control model
+FUZZ_NAMES := scenario record control model store
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	-Iengine -Ipreload -Ishare/include $(shell pkg-config --cflags libxxhash 2>/dev/null)
+	-Iengine -Istore -Ipreload -Ishare/include $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
 FUZZ_ENGINE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(ENGINE_SRC))
+FUZZ_STORE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(STORE_SRC))
 FUZZ_BIN := $(patsubst %,$(B)/fuzz/%-fuzzer,$(FUZZ_NAMES))
 
 $(B)/fuzz/obj/%.o: %.c
@@ -19,6 +21,14 @@ $(B)/fuzz/obj/%.o: %.c
 
 $(B)/fuzz/libcmc-fuzz.a: $(FUZZ_ENGINE_OBJ)
 	rm -f $@; ar rcs $@ $^
+
+$(B)/fuzz/libcmcstore-fuzz.a: $(FUZZ_STORE_OBJ)
+	rm -f $@; ar rcs $@ $^
+
+$(B)/fuzz/store-fuzzer: tests/fuzz/store-fuzzer.c $(B)/fuzz/libcmcstore-fuzz.a $(B)/fuzz/libcmc-fuzz.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(B)/fuzz/libcmcstore-fuzz.a \
+		$(B)/fuzz/libcmc-fuzz.a $(shell pkg-config --libs libxxhash sqlite3 2>/dev/null) -ldl -lpthread -lm
 
 $(B)/fuzz/%-fuzzer: tests/fuzz/%-fuzzer.c $(B)/fuzz/libcmc-fuzz.a
 	@mkdir -p $(dir $@)
