@@ -29,7 +29,11 @@ static void run_json(FILE *out, const store_run *r)
 	char t0[32], t1[32];
 	when(r->started, t0);
 	when(r->ended, t1);
-	fprintf(out, "{\"id\": %lld, \"status\": \"%s\", \"kind\": ", (long long)r->id, r->status);
+	/* Every string from the database through the JSON writer: a crafted
+	 * database may hold any byte in any column. */
+	fprintf(out, "{\"id\": %lld, \"status\": ", (long long)r->id);
+	tui_json_str(out, r->status);
+	fputs(", \"kind\": ", out);
 	tui_json_str(out, r->kind);
 	fputs(", \"name\": ", out);
 	tui_json_str(out, r->name);
@@ -39,13 +43,15 @@ static void run_json(FILE *out, const store_run *r)
 	tui_json_str(out, r->options);
 	fputs(", \"version\": ", out);
 	tui_json_str(out, r->version);
+	fputs(", \"order\": ", out);
+	tui_json_str(out, r->order ? r->order : "bfs");
 	fprintf(out,
-		", \"order\": \"%s\", \"started\": \"%s\", \"ended\": %s%s%s, \"distinct\": %llu,"
+		", \"started\": \"%s\", \"ended\": %s%s%s, \"distinct\": %llu,"
 		" \"generated\": %llu, \"transitions\": %llu, \"depth\": %u, \"violations\": %llu,"
 		" \"raw_distinct\": %llu, \"canon_distinct\": %llu, \"elapsed_s\": %.3f,"
 		" \"complete\": %s, \"bounded\": %s, \"stored_states\": %llu,"
 		" \"stored_transitions\": %llu, \"resumed_from\": ",
-		r->order ? r->order : "bfs", t0, r->ended > 0 ? "\"" : "",
+		t0, r->ended > 0 ? "\"" : "",
 		r->ended > 0 ? t1 : "null", r->ended > 0 ? "\"" : "",
 		(unsigned long long)r->distinct, (unsigned long long)r->generated,
 		(unsigned long long)r->transitions, r->depth, (unsigned long long)r->violations,

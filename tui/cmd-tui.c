@@ -162,4 +162,5 @@ const struct tui_cmd tui_cmd_tui = {
 		"                    scenario settings, as for `cmc check`\n"
 		"Press ? in the workbench for every key.\n",
 	.exec = tui_exec,
+	.terminal = true,
 };

@@ -23,6 +23,8 @@ struct tui_cmd {
 	const char *summary; /* one line */
 	const char *help;    /* the options, one per line */
 	int (*exec)(int argc, char **argv);
+	bool terminal;       /* draws on the terminal itself (ncurses): stdout
+				stays unfiltered (tui_escape_streams) */
 };
 
 extern const struct tui_cmd *const tui_cmd_table[];
@@ -63,6 +65,12 @@ void tui_json_bytes(FILE *out, const void *p, size_t n);
 /* escape.c: untrusted bytes for a terminal: printable ASCII as is, the rest
  * as \n, \t, \xHH.  Writes at most `max` input bytes, then "...". */
 void tui_escape(FILE *out, const void *p, size_t n, size_t max);
+/* Make stderr (and stdout when out_too) filtered streams that pass only
+ * printable ASCII, '\n' and '\t' and write any other byte as \xHH: the one
+ * choke point every message passes.  Called once, by main(). */
+void tui_escape_streams(bool out_too);
+/* The unfiltered stderr, for the progress line's own escape sequences. */
+extern FILE *tui_stderr_raw;
 
 /* replay-verdict.c: one line saying what a replay of the first `steps`
  * labels of t came to (into buf), and the exit status for it.  expect:

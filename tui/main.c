@@ -90,6 +90,8 @@ const struct tui_cmd tui_cmd_help = {
 
 int main(int argc, char **argv)
 {
+	const struct tui_cmd *c = argc >= 2 ? tui_cmd_find(argv[1]) : NULL;
+	tui_escape_streams(!c || !c->terminal);
 	if (argc < 2) {
 		usage(stderr);
 		return TUI_EXIT_USAGE;
@@ -102,7 +104,6 @@ int main(int argc, char **argv)
 		printf("cmc %s\n", CMC_VERSION);
 		return 0;
 	}
-	const struct tui_cmd *c = tui_cmd_find(argv[1]);
 	if (!c) {
 		fprintf(stderr, "cmc: '%s' is not a command; see cmc --help\n", argv[1]);
 		return TUI_EXIT_USAGE;
