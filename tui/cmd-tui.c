@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -35,6 +36,9 @@ static const struct option tui_longopts[] = {
 /* A SQLite database file starts with this header. */
 static bool is_database(const char *path)
 {
+	struct stat st;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return false; /* a FIFO would block the read */
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return false;

@@ -2,6 +2,7 @@
  * target.c — what `cmc check X` checks: X is a built-in model name, a model
  * shared object (*.so), or a scenario file (process mode).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,12 +43,20 @@ eng_frontend *tui_open_target(const char *arg, eng_opts *opts, char *err, size_t
 		m = eng_model_load(arg, err, errlen);
 		return m ? eng_model_frontend(m) : NULL;
 	}
+	/* A scenario: say why it cannot be one (a missing file may also be a
+	 * mistyped model name).  Only a regular file: opening a FIFO would wait
+	 * for a writer forever.  The name is printed as is; the stream escapes
+	 * it (escape.c). */
 	struct stat st;
 	if (stat(arg, &st) < 0) {
-		snprintf(err, errlen,
-			 "'%s' is neither a built-in model, a model .so nor a scenario file "
-			 "(see `cmc models`)",
-			 arg);
+		int e = errno;
+		snprintf(err, errlen, "%s: cannot open scenario: %s%s", arg, strerror(e),
+			 e == ENOENT ? " (and no built-in model has that name; see `cmc models`)" : "");
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (expected a scenario file, a model .so "
+			 "or a built-in model)", arg);
 		return NULL;
 	}
 	return proc_open(arg, opts, err, errlen);
@@ -61,6 +70,9 @@ char *tui_target_text(const char *arg)
 		snprintf(s, n, "built-in model %s", arg);
 		return s;
 	}
+	struct stat st;
+	if (stat(arg, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL; /* never wait on a FIFO */
 	FILE *f = fopen(arg, "rb");
 	if (!f)
 		return NULL;
