@@ -9,13 +9,16 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmc_region.h"
 #include "proc_scenario.h"
 #include "util.h"
 
@@ -543,6 +546,8 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 	if (!strcmp(k, "env")) {
 		if (n != 2 || !strchr(t[1].s, '=') || t[1].s[0] == '=')
 			return perr(p, "expected 'env NAME=VALUE'");
+		if (!strncmp(t[1].s, "LD_PRELOAD=", 11))
+			sc->env_preload_line = p->line;
 		sc->env = eng_xrealloc(sc->env, (sc->nenv + 1) * sizeof(char *));
 		sc->env[sc->nenv++] = eng_xstrdup(t[1].s);
 		return 0;
@@ -595,8 +600,12 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 			return perr(p, "expected 'reply-cap BYTES' (1..1G), got '%s'", val);
 		sc->reply_cap = v;
 	} else if (!strcmp(k, "canonical-fd")) {
-		if (parse_uint(val, 1000, &v) || v < 3 || v == 4 || v == 5)
-			return perr(p, "expected 'canonical-fd N' (3, or 6..1000), got '%s'", val);
+		/* Not an fd cmc gives the target for something else: 0-2 its
+		 * stdio, 4 the control channel (PROC_CTL_FD) and 5, and the
+		 * snapshot socket (CMC_SNAP_FD_DEFAULT). */
+		if (parse_uint(val, CMC_SNAP_FD_DEFAULT - 1, &v) || v < 3 || v == 4 || v == 5)
+			return perr(p, "expected 'canonical-fd N' (3, or 6..%d; 0-2, 4, 5 and %d are "
+				    "cmc's), got '%s'", CMC_SNAP_FD_DEFAULT - 1, CMC_SNAP_FD_DEFAULT, val);
 		sc->canon_fd = (int)v;
 	} else if (!strcmp(k, "line-buffer")) {
 		if (!strcmp(val, "on") || !strcmp(val, "yes")) sc->line_buffer = true;
@@ -607,6 +616,28 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 		return perr(p, "expected a setting (target, transport, op, depth, states, hash, merge, "
 			    "raw, raw-cap, timeout, heap-base, heap-size, reply-cap, canonical-fd, "
 			    "line-buffer, env, cwd, property, plugin, limit), got '%s'", k);
+	}
+	return 0;
+}
+
+/* `property reply LABEL` names an op declared anywhere in the file (ops may
+ * follow the property): checked once the whole file is read, reported at
+ * the property's line. */
+static int check_reply_labels(struct parse *p)
+{
+	const struct proc_scenario *sc = p->sc;
+	for (size_t i = 0; i < sc->nprops; i++) {
+		const struct proc_prop *pr = &sc->props[i];
+		if (pr->kind != PROC_PROP_REPLY || !pr->label)
+			continue;
+		size_t k = 0;
+		while (k < sc->nops && strcmp(sc->ops[k].label, pr->label))
+			k++;
+		if (k == sc->nops) {
+			p->line = pr->line;
+			return perr(p, "expected 'property reply LABEL PATTERN' with the LABEL of an op "
+				    "(or *), no op named '%s'", pr->label);
+		}
 	}
 	return 0;
 }
@@ -644,9 +675,25 @@ static struct proc_scenario *scenario_new(const char *path)
 struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t errlen)
 {
 	struct parse p = {.file = path, .err = err, .errlen = errlen};
-	FILE *f = fopen(path, "r");
+	/* Non-blocking open, then only a regular file: a FIFO would wait for
+	 * a writer forever. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (expected a scenario file)", path);
+		close(fd);
+		return NULL;
+	}
+	FILE *f = fcntl(fd, F_SETFL, O_RDONLY) < 0 ? NULL : fdopen(fd, "r");
 	if (!f) {
 		snprintf(err, errlen, "%s: cannot open scenario: %s", path, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	p.sc = scenario_new(path);
@@ -676,6 +723,8 @@ struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t err
 		rc = perr(&p, "read error: %s", strerror(errno));
 	fclose(f);
 	free(line);
+	if (!rc)
+		rc = check_reply_labels(&p);
 	if (!rc) {
 		p.line = 0;
 		if (!p.sc->argc)

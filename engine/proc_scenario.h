@@ -75,6 +75,8 @@ struct proc_scenario {
 	char *exe;              /* resolved executable path */
 	char **env;             /* extra NAME=VALUE for the target */
 	size_t nenv;
+	int env_preload_line;   /* the line of an `env LD_PRELOAD=...` (0: none):
+				   it replaces cmc's preload */
 	char *cwd;              /* target's working directory (NULL: inherit) */
 	enum proc_transport transport;
 	struct proc_op *ops;

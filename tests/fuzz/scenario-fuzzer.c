@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cmc_region.h"
 #include "proc_scenario.h"
 
 static int mfd = -1;
@@ -31,6 +32,18 @@ static void check(const struct proc_scenario *sc)
 			assert(strcmp(sc->ops[i].label, sc->ops[j].label) != 0);
 	}
 	assert(sc->nsymbols <= PROC_MAX_SYMBOLS);
+	/* never an fd cmc gives the target for something else */
+	assert(sc->canon_fd >= 3 && sc->canon_fd != 4 && sc->canon_fd != 5 &&
+	       sc->canon_fd < CMC_SNAP_FD_DEFAULT);
+	/* a reply property names an op */
+	for (size_t i = 0; i < sc->nprops; i++) {
+		size_t k = 0;
+		if (sc->props[i].kind != PROC_PROP_REPLY || !sc->props[i].label)
+			continue;
+		while (k < sc->nops && strcmp(sc->ops[k].label, sc->props[i].label))
+			k++;
+		assert(k < sc->nops);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
