@@ -202,6 +202,21 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 
 /* ---- frontend operations ---------------------------------------------- */
 
+/* Why the preload is not running in a target that started (into p->err):
+ * the scenario's own LD_PRELOAD replaces cmc's, or the target is not
+ * dynamically linked. */
+static void no_preload_error(struct proc_fe *p)
+{
+	const struct proc_scenario *sc = p->sc;
+	if (sc->env_preload_line)
+		snprintf(p->err, sizeof p->err, "%s:%d: the target started without cmc's preload "
+			 "(its heap region is not mapped): expected no `env LD_PRELOAD=...`, which "
+			 "replaces cmc's", sc->path, sc->env_preload_line);
+	else
+		snprintf(p->err, sizeof p->err, "%s: the target started without cmc's preload (its "
+			 "heap region is not mapped): expected a dynamically linked target", sc->path);
+}
+
 static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 {
 	struct proc_fe *p = pf(fe);
@@ -213,6 +228,12 @@ static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 		return -1;
 	}
 	p->x->ops->release(p->x);
+	if (p->obs.no_region && p->obs.fault != PROC_FAULT_NONE) {
+		/* The preload did not load: nothing the target did, a set-up
+		 * error (exit 2), not a violation of the initial state. */
+		no_preload_error(p);
+		return -1;
+	}
 	/* Merging: decided once, by whether the initial state wrote a record. */
 	enum proc_ident want = p->sc->ident;
 	bool canon = (p->obs.e.flags & ENG_OBS_CANON) != 0;
@@ -512,14 +533,20 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 		proc_destroy(&p->fe);
 		return NULL;
 	}
+	/* $CMC_EXEC=replay|fork sets the default executor (for commands
+	 * without --exec, and for tests); anything else is a mistake to say. */
+	const char *ex = getenv("CMC_EXEC");
+	if (ex && *ex && strcmp(ex, "replay") && strcmp(ex, "fork")) {
+		snprintf(err, errlen, "CMC_EXEC=%s: not an executor (expected fork or replay)", ex);
+		proc_destroy(&p->fe);
+		return NULL;
+	}
 	if (!p->preload[0] && sc->raw_heap)
 		fprintf(stderr, "cmc: %s: no preload (CMC_PRELOAD is empty): the heap is not observed\n",
 			sc->path);
 	/* Writing to a target that just died must be an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
-	/* $CMC_EXEC=replay|fork sets the default executor (for commands
-	 * without --exec, and for tests); fork falls back to replay by itself. */
-	const char *ex = getenv("CMC_EXEC");
+	/* fork falls back to replay by itself */
 	p->exec_replay = ex && !strcmp(ex, "replay");
 	p->x = new_exec(p);
 	p->opts = opts;

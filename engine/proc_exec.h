@@ -90,6 +90,9 @@ struct proc_obs {
 	double quiesce_s;       /* time from sending the op to quiescence */
 	uint32_t wait_ms;       /* the timeout of the wait it sleeps in (region
 				 * header; 0: none, or no header) */
+	bool no_region;         /* the preload's heap region is not mapped: the
+				 * preload is not running in the target (with
+				 * raw heap, also a protocol fault) */
 };
 
 void proc_obs_reset(struct proc_obs *o);

@@ -72,6 +72,7 @@ void proc_obs_reset(struct proc_obs *o)
 	o->fault_msg[0] = 0;
 	o->quiesce_s = 0;
 	o->wait_ms = 0;
+	o->no_region = false;
 	o->exit_live.seen = false;
 }
 
@@ -228,6 +229,7 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 		 * raw covers (property alloc, the stored status). */
 		struct cmc_region_hdr h;
 		const char *why = proc_region_hdr(t, &h);
+		obs->no_region = why && !strcmp(why, "not mapped");
 		if (why && sc->raw_heap) {
 			fault(obs, PROC_FAULT_PROTOCOL,
 			      "heap region at 0x%llx unreadable: %s (is the target dynamically linked, "
@@ -349,9 +351,25 @@ static void observe_limit(struct proc_target *t, struct proc_obs *obs)
 		      c->sticky.len);
 		return;
 	}
+	/* The record is the target's word: believed only when it describes
+	 * what cmc configured.  A limit below `limit as` is one the target
+	 * set itself (setrlimit may lower it): its own business, no fault.
+	 * Anything else (no `limit as`, a limit above it, a request that fit)
+	 * is not what the preload sends. */
+	uint64_t limit = proc_le64(p + 8), req = proc_le64(p + 16), mapped = proc_le64(p + 24);
+	uint64_t as = t->sc->limit_as;
+	if (as && limit < as)
+		return;
+	if (!as || limit != as || req == 0 || mapped > limit || req <= limit - mapped) {
+		fault(obs, PROC_FAULT_PROTOCOL, "limit report on the control fd that does not match "
+		      "the configured `limit as` (%llu): limit %llu, requested %llu, mapped %llu",
+		      (unsigned long long)as, (unsigned long long)limit, (unsigned long long)req,
+		      (unsigned long long)mapped);
+		return;
+	}
 	fault(obs, PROC_FAULT_LIMIT, "the address-space limit of %llu bytes (limit as) refused the "
-	      "target a mapping of %llu bytes (%llu already mapped)", (unsigned long long)proc_le64(p + 8),
-	      (unsigned long long)proc_le64(p + 16), (unsigned long long)proc_le64(p + 24));
+	      "target a mapping of %llu bytes (%llu already mapped)", (unsigned long long)limit,
+	      (unsigned long long)req, (unsigned long long)mapped);
 }
 
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
