@@ -156,6 +156,9 @@ void store_spares_free(store *st);
 struct store {
 	sqlite3 *db;
 	char *path;
+	int lock_fd;               /* the file, for open.c's flock(2); -1: none.
+				      Open until after sqlite3_close: closing any
+				      fd of the file drops SQLite's POSIX locks */
 	char err[512];
 	store_opts o;
 	sqlite3_stmt *q[Q__COUNT];

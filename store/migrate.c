@@ -59,6 +59,11 @@ int store_migrate(store *st, int to)
 		return -1;
 	if (ver >= to)
 		return 0;
+	if (st->o.readonly && ver == 0) {
+		snprintf(st->err, sizeof st->err, "%s: an empty database: no run stored yet (run "
+			 "`cmc check --db FILE` first)", st->path);
+		return -1;
+	}
 	if (st->o.readonly) {
 		snprintf(st->err, sizeof st->err,
 			 "%s: schema version %lld needs upgrading to %d, which needs write access",

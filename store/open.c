@@ -7,10 +7,12 @@
  * whose writer was killed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -94,6 +96,42 @@ static int setup(store *st)
 	return 0;
 }
 
+/*
+ * Creating or upgrading the schema is one cmc's job at a time: two `cmc
+ * check --db new.db` started together would both find an empty file and
+ * race to set it up (SQLite answers one of them "database is locked").  A
+ * flock(2) on the file, which does not interact with SQLite's own fcntl
+ * locks, is held exclusively by a writer from before the file is
+ * classified until its schema is current, and shared by a reader while it
+ * classifies; the other waits (up to LOCK_WAIT_S), then finds the schema in
+ * place.  Returns 0 (st->lock_fd set, or -1 where the file cannot be opened
+ * or flock is not supported: SQLite's own answer stands), -1 with st->err.
+ */
+#define LOCK_WAIT_S 30
+static int lock_setup(store *st, bool writer)
+{
+	int fd = open(st->path, writer ? O_RDWR | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return 0;
+	for (int i = 0;; i++) {
+		if (flock(fd, (writer ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0)
+			break;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			close(fd); /* no flock here (some network file systems) */
+			return 0;
+		}
+		if (i == LOCK_WAIT_S * 20) {
+			close(fd);
+			snprintf(st->err, sizeof st->err, "%s: the database is being created or upgraded "
+				 "by another cmc (still locked after %d s)", st->path, LOCK_WAIT_S);
+			return -1;
+		}
+		usleep(50000);
+	}
+	st->lock_fd = fd;
+	return 0;
+}
+
 store *store_open(const char *path, const store_opts *o, char *err, size_t errlen)
 {
 	store *st = eng_xcalloc(1, sizeof *st);
@@ -102,6 +140,7 @@ store *store_open(const char *path, const store_opts *o, char *err, size_t errle
 		st->o = *o;
 	set_defaults(&st->o);
 	st->cur_src = ENG_NO_STATE;
+	st->lock_fd = -1;
 	st->ltext = eng_labels_new();
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->cv_work, NULL);
@@ -118,6 +157,8 @@ store *store_open(const char *path, const store_opts *o, char *err, size_t errle
 		snprintf(st->err, sizeof st->err, "%s: not a regular file", path);
 		goto fail;
 	}
+	if (lock_setup(st, !st->o.readonly) < 0)
+		goto fail;
 	/* Readers still open read-write when they can, so that an older
 	 * schema can be upgraded; a file they cannot write they read as is. */
 	int flags = SQLITE_OPEN_READWRITE | (st->o.readonly ? 0 : SQLITE_OPEN_CREATE);
@@ -141,6 +182,8 @@ store *store_open(const char *path, const store_opts *o, char *err, size_t errle
 	/* Classify before any pragma that could write (journal_mode). */
 	if (store_migrate(st, 0) < 0 || setup(st) < 0 || store_migrate(st, STORE_SCHEMA_VERSION) < 0)
 		goto fail;
+	if (st->lock_fd >= 0)
+		flock(st->lock_fd, LOCK_UN); /* the fd itself stays open (lock_fd) */
 	return st;
 fail:
 	snprintf(err, errlen, "%s", st->err);
@@ -160,6 +203,8 @@ void store_close(store *st)
 	store_stmts_finalize(st);
 	if (st->db)
 		sqlite3_close(st->db);
+	if (st->lock_fd >= 0)
+		close(st->lock_fd); /* after SQLite let go of its locks */
 	eng_labels_free(st->ltext);
 	free(st->lptr);
 	free(st->blob_seen);
