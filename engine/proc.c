@@ -397,6 +397,8 @@ static void proc_destroy(eng_frontend *fe)
 				st->spawns ? st->spawn_s * 1e3 / (double)st->spawns : 0.0);
 		p->x->ops->destroy(p->x);
 	}
+	if (!p->orig)
+		proc_pids_close(); /* whatever the targets left behind */
 	if (!p->orig && p->raw_applied && !p->raw_moved &&
 	    (p->ident == PROC_ID_RAW || p->ident == PROC_ID_BOTH))
 		fprintf(stderr, "cmc: %s: every state had the raw fingerprint of the initial one: the "
@@ -597,6 +599,17 @@ int proc_override(eng_frontend *fe, const char *key, const char *value, char *er
 void proc_interrupt(void)
 {
 	proc_interrupted = 1;
+}
+
+const char *proc_containment(eng_frontend *fe)
+{
+	(void)fe;
+	static char buf[256];
+	const char *lost = proc_pids_lost();
+	if (!lost)
+		return "pid namespace";
+	snprintf(buf, sizeof buf, "process group (%s)", lost);
+	return buf;
 }
 
 const char *proc_info(eng_frontend *fe)

@@ -34,6 +34,14 @@ int proc_override(eng_frontend *fe, const char *key, const char *value, char *er
 const char *proc_info(eng_frontend *fe);
 
 /*
+ * How the run's targets are contained (share/scenario.md, "Containment"):
+ * "pid namespace" (nothing a target starts outlives the run), or "process
+ * group (why not a namespace)" when cmc could not make one (not root).
+ * Meaningful once the first target has started.
+ */
+const char *proc_containment(eng_frontend *fe);
+
+/*
  * Async-signal-safe: make every process-mode wait in progress or to come
  * return at once (the executor then fails with "interrupted"), so a
  * SIGINT/SIGTERM handler that also calls eng_search_stop() is not held up by

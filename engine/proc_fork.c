@@ -130,6 +130,8 @@ struct forkx {
 				 * parent unless discard() says it is not wanted */
 	struct snap *kept;      /* put in the pool by the last apply; compared, never
 				 * followed, unless found in the pool (lock held) */
+	bool forged;            /* a snapshot lied about its child (fork_child()):
+				 * snapshots are trusted no more */
 	int lfd;                /* tcp: listener the new connections come from */
 	uint16_t lport;
 	int conn_no;            /* tcp: the target's connection fd number, -1 unknown */
@@ -236,14 +238,41 @@ static int tcp_pair(struct forkx *f, int *mine, int *theirs, uint16_t *cport)
 	return 0;
 }
 
+void proc_snap_passcred(int fd)
+{
+	int one = 1;
+	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+}
+
+/* One message from the snapshot socket, without waiting, and who sent it:
+ * the kernel's word (SCM_CREDENTIALS, proc_snap_passcred()), in cmc's
+ * namespace; 0 when it did not say (a sender in no namespace cmc sees). */
+static ssize_t recv_from(int fd, struct cmc_snap_msg *m, pid_t *from)
+{
+	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
+	struct iovec iov = {m, sizeof *m};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+	ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	*from = 0;
+	for (struct cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred u;
+			memcpy(&u, CMSG_DATA(c), sizeof u);
+			*from = u.pid;
+		}
+	return r;
+}
+
 /* Wait for one message on the snapshot socket: yield-and-check for a
  * moment first (the answer usually comes within ~100 us, and a sleeping
- * poll adds a wake-up to every transition), then poll. */
-static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms)
+ * poll adds a wake-up to every transition), then poll.  *from: its
+ * sender's pid, as recv_from() says. */
+static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms, pid_t *from)
 {
 	double t0 = eng_now(), deadline = t0 + timeout_ms / 1000.0;
 	for (;;) {
-		ssize_t r = recv(fd, m, sizeof *m, MSG_DONTWAIT);
+		ssize_t r = recv_from(fd, m, from);
 		if (r == (ssize_t)sizeof *m && m->magic == CMC_SNAP_MAGIC)
 			return 0;
 		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
@@ -331,6 +360,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	if (make_pipe(out) < 0 || make_pipe(canon) < 0 || make_pipe(ctl) < 0 ||
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("pipe: %s", strerror(errno));
+	proc_snap_passcred(sp[0]);
 
 	/* h9: the child's own process cap and kill scope; it is started in
 	 * its cgroup where the kernel can do that (the jail keeps the fd). */
@@ -375,6 +405,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	memcpy(CMSG_DATA(c), send_fds, m.nfds * sizeof(int));
 
 	struct cmc_snap_msg rep = {0};
+	pid_t child = 0; /* the kernel's word for who answered */
 	int rc = -1;
 	pthread_mutex_lock(&s->fmu);
 	bool foreign = s->maker != f;
@@ -382,16 +413,23 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 		do /* a READY now is a stray: a program the target started (fork
 		    * and exec, as a shell runs a command) inherited the socket
 		    * and the preload, whose server then said it was installed */
-			rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms);
+			rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms, &child);
 		while (rc == 0 && rep.kind == CMC_SNAP_READY);
 	int e = errno;
 	pthread_mutex_unlock(&s->fmu);
+	/* The child's pid is the sender's, which the kernel gives, not the
+	 * number the message carries (the child's own in the namespace; and
+	 * anything at all in a message the target forged on its socket): and
+	 * only a child of cmc that is no target yet (proc_pid_adopt()).  Else
+	 * the answer is a lie: a protocol fault, and snapshots are trusted
+	 * no more (fork_apply()). */
+	bool forged = rc == 0 && rep.kind == CMC_SNAP_FORKED && !proc_pid_adopt(child);
 	close(in_theirs);
 	close(out[1]);
 	close(canon[1]);
 	close(ctl[1]);
 	close(sp[1]);
-	if (rc < 0 || rep.kind != CMC_SNAP_FORKED || rep.a <= 0) {
+	if (rc < 0 || rep.kind != CMC_SNAP_FORKED || forged) {
 		proc_scratch_unref(cwd);
 		if (rc == 0 && rep.kind == CMC_SNAP_ERROR)
 			e = rep.a;
@@ -406,6 +444,12 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 		if (!proc_interrupted && e)
 			snprintf(f->x.err + strlen(f->x.err), sizeof f->x.err - strlen(f->x.err), " (%s)",
 				 strerror(e));
+		if (forged) {
+			f->forged = true;
+			snprintf(f->x.err, sizeof f->x.err,
+				 "a snapshot's socket carried a FORKED message (naming pid %d) that no "
+				 "new child of cmc sent", (int)rep.a);
+		}
 		close(in_mine);
 		close(out[0]);
 		close(canon[0]);
@@ -418,17 +462,17 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 		snprintf(f->x.err, sizeof f->x.err, "fork executor: the target's connection "
 			 "(127.0.0.1:%u from port %u) was not found among its descriptors", p->port, p->client_port);
 		/* the child took no input channel: kill it */
-		kill(rep.a, SIGKILL);
+		kill(child, SIGKILL);
 	}
 	f->conn_no = rep.b;
 	f->x.st.forks++;
 	/* A snapshot another worker made runs on that worker's cpu (adopt()
 	 * moves those it finds in the pool): bring the child to ours. */
 	if (f->pinned && foreign)
-		sched_setaffinity(rep.a, sizeof f->cpu, &f->cpu);
+		sched_setaffinity(child, sizeof f->cpu, &f->cpu);
 
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
-	t->pid = rep.a;
+	t->pid = child;
 	t->pgid = 0; /* shares the root's group: never kill(-pgid) from a child */
 	t->sc = sc;
 	t->transport = p->transport;
@@ -713,8 +757,10 @@ static int start_root(struct forkx *f, struct proc_obs *obs)
 	/* One READY per exec that loaded the preload (a wrapper such as sh
 	 * that execs the program sends one too): all of them, the last counts. */
 	bool ready = false;
-	while (recv(t->snap_fd, &m, sizeof m, MSG_DONTWAIT) == (ssize_t)sizeof m)
-		ready = m.magic == CMC_SNAP_MAGIC && m.kind == CMC_SNAP_READY && m.a == t->pid;
+	pid_t from;
+	/* (the sender, not m.a: that is its pid in the run's namespace) */
+	while (recv_from(t->snap_fd, &m, &from) == (ssize_t)sizeof m)
+		ready = m.magic == CMC_SNAP_MAGIC && m.kind == CMC_SNAP_READY && from == t->pid;
 	if (!ready)
 		why = "the preload's snapshot server is not running in the target (statically linked?)";
 	else if (nt != 1) {
@@ -906,7 +952,7 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 			f->origin_temp = true;
 			return 0;
 		}
-		if (best == f->root)
+		if (best == f->root || f->forged)
 			return -1;
 	}
 	return -1;
@@ -984,6 +1030,27 @@ static int fork_unavailable(struct forkx *f, unsigned op, struct proc_obs *obs)
 		rc = f->fb->ops->apply(f->fb, op, false, obs);
 		mirror(f);
 	}
+	return rc;
+}
+
+/* The origin lied about the child it made for op (fork_child()): that
+ * successor is a protocol fault, and the run goes on by replay, which
+ * asks no snapshot for anything, from the origin's state (the other
+ * operations from it are observed as replay observes them). */
+static int forged_fault(struct forkx *f, struct proc_obs *obs)
+{
+	char msg[sizeof obs->fault_msg];
+	snprintf(msg, sizeof msg, "%.500s", f->x.err);
+	struct snap *o = f->origin;
+	size_t n = o->n;
+	uint16_t *tr = n ? eng_xmemdup(o->trace, n * sizeof *tr) : NULL;
+	fork_release(&f->x); /* may free o */
+	int rc = fall_back_at(f, false, tr, n, NULL);
+	free(tr);
+	proc_obs_reset(obs);
+	obs->fault = PROC_FAULT_PROTOCOL;
+	snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s", msg);
+	proc_obs_seal(obs);
 	return rc;
 }
 
@@ -1101,7 +1168,7 @@ static int fork_apply(struct proc_exec *x, unsigned op, bool last, struct proc_o
 	if (last && spend_origin(f, op, obs))
 		return proc_interrupted ? -1 : 0;
 	struct proc_target *t = fork_child(f, f->origin, &sc->ops[op]);
-	if (!t && f->origin != f->root && !proc_interrupted && proc_target_reap(f->origin->t)) {
+	if (!t && !f->forged && f->origin != f->root && !proc_interrupted && proc_target_reap(f->origin->t)) {
 		/* the origin is gone (see find_origin): make it again */
 		struct snap *o = f->origin;
 		uint16_t *tr = eng_xmemdup(o->trace, o->n * sizeof *tr);
@@ -1117,11 +1184,23 @@ static int fork_apply(struct proc_exec *x, unsigned op, bool last, struct proc_o
 		pthread_mutex_unlock(&f->pl->mu);
 		f->origin = NULL;
 		int rc = find_origin(f, tr, n);
+		if (rc < 0 && f->forged && !proc_interrupted) {
+			/* an ancestor lied about its child: replay from here on */
+			rc = fall_back_at(f, false, tr, n, NULL);
+			free(tr);
+			if (rc == 0) {
+				rc = f->fb->ops->apply(f->fb, op, false, obs);
+				mirror(f);
+			}
+			return rc;
+		}
 		free(tr);
 		if (rc < 0)
 			return -1;
 		t = fork_child(f, f->origin, &sc->ops[op]);
 	}
+	if (!t && f->forged && !proc_interrupted)
+		return forged_fault(f, obs);
 	if (!t && !proc_interrupted)
 		return fork_unavailable(f, op, obs);
 	if (!t)

@@ -306,6 +306,7 @@ static void probe(void)
  * bounds how many there can be). */
 static void kill_listed(int fd)
 {
+	int self = (int)getpid();
 	for (int pass = 0; pass < 1000; pass++) {
 		char buf[4096];
 		int n = 0;
@@ -319,7 +320,9 @@ static void kill_listed(int fd)
 			char *p = buf, *nl;
 			while ((nl = strchr(p, '\n'))) {
 				int pid = atoi(p);
-				if (pid > 0 && kill(pid, SIGKILL) == 0)
+				/* (a root target can write any pid it sees to its
+				 * cgroup.procs: never cmc's own) */
+				if (pid > 0 && pid != self && kill(pid, SIGKILL) == 0)
 					n++;
 				p = nl + 1;
 			}

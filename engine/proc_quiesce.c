@@ -173,6 +173,7 @@ bool proc_target_reap(struct proc_target *t)
 			t->status = st;
 			t->exited = WIFEXITED(st);
 			t->signaled = WIFSIGNALED(st);
+			proc_pid_forget(t->pid);
 			t->pid = 0;
 			return true;
 		}

@@ -396,6 +396,8 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	int sp[2] = {-1, -1};
 	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
+	if (sp[0] >= 0)
+		proc_snap_passcred(sp[0]);
 	/* Fixed addresses: the target is told CMC_NET_PORT, and learns the
 	 * real port, which changes with every process, from this message,
 	 * not from its environment (preload/detnet.c). */
@@ -430,9 +432,14 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	else
 		strcat(strcat(exe, "/"), sc->exe);
 	t->jail = proc_jail_new(sc);
+	bool in_ns = proc_pids_enter(); /* the run's PID namespace, where there is one */
 	pid_t pid = fork();
 	if (pid < 0)
 		eng_die("fork: %s", strerror(errno));
+	if (pid > 0) {
+		proc_pids_leave(in_ns);
+		proc_pid_own(pid);
+	}
 	if (pid == 0)
 		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1], det, t->scratch, exe);
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
@@ -637,6 +644,7 @@ void proc_target_kill(struct proc_target *t)
 		int st;
 		while (waitpid(t->pid, &st, 0) < 0 && errno == EINTR)
 			;
+		proc_pid_forget(t->pid);
 		t->pid = 0;
 	}
 	proc_jail_free(t->jail); /* whatever left the group or outlived it */

@@ -157,6 +157,37 @@ static inline uint64_t proc_le64(const uint8_t *p)
 	return proc_le32(p) | (uint64_t)proc_le32(p + 4) << 32;
 }
 
+/*
+ * proc_pids.c: the pids cmc owns and the run's PID namespace.
+ *   proc_pid_own       a child cmc made itself (its fork() returned pid)
+ *   proc_pid_adopt     a child the kernel says a snapshot made: true, and
+ *                      owned from now on, only if pid is a child of cmc,
+ *                      not reaped, and not owned yet (proc_fork.c)
+ *   proc_pid_forget    reaped: the pid is no longer cmc's
+ *   proc_pids_enter    before a fork that starts a target: this thread's
+ *                      children go into the run's PID namespace (made on
+ *                      first use; without one, says once why on stderr);
+ *   proc_pids_leave    ... and after it, with what enter returned
+ *   proc_pids_lost     NULL when targets are contained by a namespace, else
+ *                      why not ("not root"); NULL before the first target
+ *   proc_pids_close    the run is over: kill the namespace (everything a
+ *                      target left behind) and reap its init
+ * Only owned pids are ever signalled or reaped, each by its own pid: an
+ * owned pid names the same process until it is forgotten.
+ */
+void proc_pid_own(pid_t pid);
+bool proc_pid_adopt(pid_t pid);
+void proc_pid_forget(pid_t pid);
+bool proc_pids_enter(void);
+void proc_pids_leave(bool entered);
+const char *proc_pids_lost(void);
+void proc_pids_close(void);
+
+/* Ask the kernel to attach the sender's pid (SCM_CREDENTIALS, in cmc's
+ * namespace) to every message on cmc's end of a snapshot socket; set before
+ * the target can send (proc_fork.c reads it). */
+void proc_snap_passcred(int fd);
+
 /* Apply one scenario operation: send its bytes, or for an eof operation
  * close the input (end of file on stdin, the sending side of the tcp
  * connection), or for a timeout operation end the timed wait the target

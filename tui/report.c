@@ -216,6 +216,10 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 		fprintf(out, ", \"note\": ");
 		tui_json_str(out, note);
 	}
+	if (r->fe && strcmp(r->fe->ops->kind, "process") == 0) {
+		fprintf(out, ", \"containment\": ");
+		tui_json_str(out, proc_containment(r->fe));
+	}
 	fprintf(out, ", \"levels\": [");
 	for (size_t i = 0; i < r->nlevels; i++)
 		fprintf(out, "%s{\"depth\": %zu, \"states\": %llu, \"first_s\": %.6f}", i ? ", " : "",

@@ -63,8 +63,13 @@ static void note_pid(void)
 	int fd = open("hostile.pids", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	/* the kernel's pid: the preload may present a deterministic getpid() */
-	int n = snprintf(b, sizeof b, "%ld\n", (long)syscall(SYS_getpid));
+	/* The pid the test sees: /proc (the machine's) names it, where the
+	 * preload may present a deterministic getpid() and the kernel's is
+	 * the one in cmc's PID namespace.  (Not there: the kernel's.) */
+	char self[32];
+	ssize_t k = readlink("/proc/self", self, sizeof self - 1);
+	int n = k > 0 ? snprintf(b, sizeof b, "%.*s\n", (int)k, self)
+		      : snprintf(b, sizeof b, "%ld\n", (long)syscall(SYS_getpid));
 	if (write(fd, b, (size_t)n) < 0)
 		_exit(9);
 	close(fd);
