@@ -17,14 +17,8 @@
  *           still end.  (The vDSO is irrelevant: a dynamically linked program
  *           calls these symbols, which the preload interposes; glibc's own
  *           internal calls are not seen, and need not be.)
- *   getpid, getppid, getpgrp, getpgid, getsid
- *           DET_PID, 1, DET_PID (its own group), DET_PID and DET_SID, on
- *           every run and in every snapshot child (sqlite reseeds its PRNG
- *           when the pid changes; shells keep $PGRP).  kill() maps DET_PID
- *           back to the real pid and -DET_PID to the real group, so
- *           kill(getpid(), s) still reaches the caller; a signal to pid 1,
- *           the parent it is shown, is dropped (neither cmc nor init is
- *           the target's to signal).
+ *   getpid, getppid, getpgrp, getpgid, getsid, kill and the other calls
+ *           that name a process: the target's pid world, detpid.c.
  *   getrandom, getentropy, and open/openat of /dev/urandom, /dev/random
  *           bytes from one seeded generator (splitmix64); an opened random
  *           device is a memfd holding DET_DEVBYTES fresh bytes, read as a
@@ -49,8 +43,6 @@
 #include "pl.h"
 
 #define DET_EPOCH 1767225600LL  /* 2026-01-01T00:00:00Z */
-#define DET_PID 4242
-#define DET_SID 4240
 #define DET_STEP_NS 1000000LL   /* the virtual clock's advance per call */
 #define DET_DEVBYTES 4096
 
@@ -156,60 +148,6 @@ PL_EXPORT time_t time(time_t *out)
 	return ts.tv_sec;
 }
 
-/* ---- pids -------------------------------------------------------------- */
-
-PL_EXPORT pid_t getpid(void)
-{
-	return on() ? DET_PID : (pid_t)syscall(SYS_getpid);
-}
-
-PL_EXPORT pid_t getppid(void)
-{
-	return on() ? 1 : (pid_t)syscall(SYS_getppid);
-}
-
-/* The target's process group is its own, whose real id is the pid of the
- * process cmc started (a fork snapshot's child is in its root's group):
- * DET_PID too, on every run and in every snapshot.  Its session is cmc's,
- * whose id depends on where cmc was started: DET_SID. */
-PL_EXPORT pid_t getpgrp(void)
-{
-	return on() ? DET_PID : (pid_t)syscall(SYS_getpgid, 0);
-}
-
-PL_EXPORT pid_t getpgid(pid_t pid)
-{
-	if (on() && (pid == 0 || pid == DET_PID))
-		return DET_PID;
-	return (pid_t)syscall(SYS_getpgid, pid);
-}
-
-PL_EXPORT pid_t getsid(pid_t pid)
-{
-	if (on() && (pid == 0 || pid == DET_PID))
-		return DET_SID;
-	return (pid_t)syscall(SYS_getsid, pid);
-}
-
-static pid_t real_pid(pid_t pid)
-{
-	if (on() && pid == DET_PID)
-		return (pid_t)syscall(SYS_getpid);
-	if (on() && pid == -DET_PID)
-		return -(pid_t)syscall(SYS_getpgid, 0);
-	return pid;
-}
-
-/* The parent the target is shown (getppid() is 1) is not cmc's to signal,
- * nor init's: a "tell my parent" kill(getppid(), sig) is taken and
- * dropped, as if the parent ignored it. */
-PL_EXPORT int kill(pid_t pid, int sig)
-{
-	if (on() && pid == 1)
-		return 0;
-	return (int)syscall(SYS_kill, real_pid(pid), sig);
-}
-
 /* ---- randomness -------------------------------------------------------- */
 
 PL_EXPORT ssize_t getrandom(void *buf, size_t n, unsigned flags)
@@ -268,6 +206,9 @@ static int do_openat(int dirfd, const char *path, int flags, mode_t mode)
 {
 	if (on() && is_random_dev(path))
 		return random_fd(flags);
+	char own[256];
+	if (on())
+		path = pl_det_proc_path(path, own, sizeof own);
 	return (int)syscall(SYS_openat, dirfd, path, flags, mode);
 }
 
