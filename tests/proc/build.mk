@@ -28,3 +28,9 @@ EXTRA_ALL += $(B)/tests-helpers/bigreply
 $(B)/tests-helpers/bigreply: tests/proc/bigreply.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A target that reaches for processes outside its run (t6010): it forges
+# snapshot messages, so it sees the protocol header.
+EXTRA_ALL += $(B)/tests-helpers/pidworld
+$(B)/tests-helpers/pidworld: tests/proc/pidworld.c preload/cmc_region.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -Ipreload -o $@ $<
