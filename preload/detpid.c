@@ -29,7 +29,8 @@
  *                                                 its own group
  *   open/openat of /proc/DET_PID[/...]            /proc/self[/...]
  *                                                 (pl_det_proc_path, detenv.c)
- * Off: the entry points behave as libc's, by raw system calls.  Like the
+ * Off: the entry points behave as libc's, by raw system calls (getppid
+ * says 1, not 0, for a parent outside the PID namespace).  Like the
  * rest of the preload: libc only, never allocates.
  */
 #include <errno.h>
@@ -63,9 +64,17 @@ PL_EXPORT pid_t getpid(void)
 	return pl_det_on() ? DET_PID : real_self();
 }
 
+/* Off, the real parent, except that a parent outside the target's PID
+ * namespace (cmc, as root: engine/proc_pids.c) is 0 to the kernel, and
+ * kill(getppid(), sig) would then signal the target's own group: it is
+ * shown 1, the namespace's init, which ignores what it is sent from
+ * inside. */
 PL_EXPORT pid_t getppid(void)
 {
-	return pl_det_on() ? 1 : (pid_t)syscall(SYS_getppid);
+	if (pl_det_on())
+		return 1;
+	pid_t p = (pid_t)syscall(SYS_getppid);
+	return p ? p : 1;
 }
 
 /* The target's process group is its own: DET_PID too, on every run and in

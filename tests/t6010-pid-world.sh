@@ -95,6 +95,17 @@ else
 	done
 fi
 
+# Outside the deterministic environment, in cmc's namespace, the parent
+# (cmc, outside it) is 0 to the kernel, and kill(getppid(), sig) would
+# signal the target's own group: the preload shows 1, the namespace's init.
+if [ "$(id -u)" = 0 ]; then
+	{ scn ppid; echo 'env CMC_DETERMINISTIC=0'; echo 'property reply evil "OK 1"'; } >ppid.scn
+	for ex in replay fork; do
+		timeout 60 "$CMC" check --no-store --exec $ex --json ppid.scn >ppid-$ex.json 2>ppid-$ex.err
+		is "ppid ($ex): getppid() is 1 in cmc's namespace, not 0 (exit 0)" "$?" 0
+	done
+fi
+
 # ---- item 3: a target that leaves its jail ---------------------------------
 scn escape "$mark" >escape.scn
 for ex in replay fork; do

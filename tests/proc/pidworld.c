@@ -11,6 +11,8 @@
  *   signal      signal its (virtual) parent in every way libc offers:
  *               kill(getppid()), killpg(getppid()) (that is kill(-1)),
  *               sigqueue, tgkill, pidfd_send_signal, and its session's group
+ *   ppid        answer every `evil` with "OK <getppid()>" (for a run
+ *               with CMC_DETERMINISTIC=0)
  *   escape MARK leave its cgroups for the root ones, setsid, clear its
  *               death signal and double-fork a grandchild that does the same
  *               and sleeps for a long time (MARK: on its command line, for
@@ -118,6 +120,9 @@ int main(int argc, char **argv)
 			it->next = head;
 			it->n = ++n;
 			head = it;
+		} else if (!strcmp(line, "evil\n") && !strcmp(mode, "ppid")) {
+			printf("OK %d\n", (int)getppid());
+			continue;
 		} else if (!strcmp(line, "evil\n") && n > 0) {
 			if (!strcmp(mode, "forge") && argc > 2)
 				forge((pid_t)atoi(argv[2]));
