@@ -939,8 +939,8 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 		pthread_mutex_unlock(&pl->mu);
 		struct snap *r = n ? recreate(f, best, trace, n) : NULL;
 		pthread_mutex_lock(&pl->mu);
-		if (!r && best != f->root && !proc_interrupted && proc_target_reap(best->t))
-			pool_drop(pl, best); /* gone: try again from our root */
+		if (!r && best != f->root && !proc_interrupted && (f->forged || proc_target_reap(best->t)))
+			pool_drop(pl, best); /* gone, or a liar: try again from our root */
 		if (best != f->root)
 			unuse(pl, best);
 		else
@@ -1044,6 +1044,11 @@ static int forged_fault(struct forkx *f, struct proc_obs *obs)
 	struct snap *o = f->origin;
 	size_t n = o->n;
 	uint16_t *tr = n ? eng_xmemdup(o->trace, n * sizeof *tr) : NULL;
+	/* Out of the pool, which other workers share: its socket may still
+	 * hold its real child's answer, which a later request would take. */
+	pthread_mutex_lock(&f->pl->mu);
+	o->parent = false;
+	pthread_mutex_unlock(&f->pl->mu);
 	fork_release(&f->x); /* may free o */
 	int rc = fall_back_at(f, false, tr, n, NULL);
 	free(tr);

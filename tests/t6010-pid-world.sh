@@ -68,6 +68,12 @@ for ex in fork replay; do
 	fi
 done
 
+# Two workers share one pool of snapshots: the same.
+timeout 60 "$CMC" check --no-store --exec fork --jobs 2 --json forge.scn >forge-j2.json 2>forge-j2.err
+is "forge (fork, --jobs 2): a violation (exit 1)" "$?" 1
+ok "forge (fork, --jobs 2): the protocol fault" grep -q '"property": "protocol", "message": "[^"]*FORKED message' forge-j2.json
+ok "forge (fork, --jobs 2): the sleep still lives" kill -0 "$victim"
+
 # ---- item 2: signals to the virtual parent --------------------------------
 scn signal >signal.scn
 if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
