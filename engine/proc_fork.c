@@ -67,6 +67,7 @@
 #include "proc_limits.h"
 #include "proc_prop.h"
 #include "proc_scratch.h"
+#include "proc_snapmsg.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -244,38 +245,22 @@ void proc_snap_passcred(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
 }
 
-/* One message from the snapshot socket, without waiting, and who sent it:
- * the kernel's word (SCM_CREDENTIALS, proc_snap_passcred()), in cmc's
- * namespace; 0 when it did not say (a sender in no namespace cmc sees). */
-static ssize_t recv_from(int fd, struct cmc_snap_msg *m, pid_t *from)
-{
-	char cbuf[CMSG_SPACE(sizeof(struct ucred))];
-	struct iovec iov = {m, sizeof *m};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
-	ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	*from = 0;
-	for (struct cmsghdr *c = r >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
-			struct ucred u;
-			memcpy(&u, CMSG_DATA(c), sizeof u);
-			*from = u.pid;
-		}
-	return r;
-}
-
-/* Wait for one message on the snapshot socket: yield-and-check for a
- * moment first (the answer usually comes within ~100 us, and a sleeping
- * poll adds a wake-up to every transition), then poll.  *from: its
- * sender's pid, as recv_from() says. */
-static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms, pid_t *from)
+/* Wait for the answer to a fork request on the snapshot socket, checked
+ * (proc_snapmsg.h; a READY is a stray, passed over: fork_child): yield-and-
+ * check for a moment first (the answer usually comes within ~100 us, and a
+ * sleeping poll adds a wake-up to every transition), then poll.  -1 when
+ * none came, or with *why when what came broke the protocol.  *from: the
+ * sender's pid, the kernel's word (SCM_CREDENTIALS, proc_snap_passcred()),
+ * in cmc's namespace; 0 when it did not say. */
+static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms, const char **why, pid_t *from)
 {
 	double t0 = eng_now(), deadline = t0 + timeout_ms / 1000.0;
+	*why = NULL;
 	for (;;) {
-		ssize_t r = recv_from(fd, m, from);
-		if (r == (ssize_t)sizeof *m && m->magic == CMC_SNAP_MAGIC)
+		int r = proc_snap_recv(fd, PROC_SNAP_FORKING, m, why, from);
+		if (r > 0)
 			return 0;
-		if (r >= 0 || (errno != EAGAIN && errno != EINTR))
+		if (r < 0 || (errno != EAGAIN && errno != EINTR))
 			return -1; /* malformed, or the snapshot is gone */
 		if (proc_interrupted)
 			return -1;
@@ -370,7 +355,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 				 .lport = p->port, .pport = p->client_port};
 	int send_fds[CMC_SNAP_MAXFDS] = {in_theirs, out[1], out[1], canon[1], ctl[1], sp[1]};
 	int32_t to[CMC_SNAP_MAXFDS] = {p->transport == PROC_TCP ? CMC_SNAP_TO_CONN : 0, 1, 2, (int32_t)sc->canon_fd,
-			 PROC_CTL_FD, CMC_SNAP_FD_DEFAULT};
+			 PROC_CTL_FD, CMC_SNAP_TO_SOCKET};
 	m.nfds = 6;
 	if (cgroup >= 0) {
 		send_fds[m.nfds] = cgroup;
@@ -406,6 +391,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 
 	struct cmc_snap_msg rep = {0};
 	pid_t child = 0; /* the kernel's word for who answered */
+	const char *bad = NULL;
 	int rc = -1;
 	pthread_mutex_lock(&s->fmu);
 	bool foreign = s->maker != f;
@@ -413,7 +399,7 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 		do /* a READY now is a stray: a program the target started (fork
 		    * and exec, as a shell runs a command) inherited the socket
 		    * and the preload, whose server then said it was installed */
-			rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms, &child);
+			rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms, &bad, &child);
 		while (rc == 0 && rep.kind == CMC_SNAP_READY);
 	int e = errno;
 	pthread_mutex_unlock(&s->fmu);
@@ -438,8 +424,11 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 			 proc_interrupted ? "interrupted"
 			 : epoll_full ? "the target has more epoll instances or entries than the preload "
 					"keeps for a snapshot's child (preload/epoll.c)"
+			 : bad ? "fork executor: the snapshot's answer broke the protocol: "
 				      : "fork executor: the snapshot did not fork on request");
-		if (epoll_full)
+		if (bad && !proc_interrupted)
+			snprintf(f->x.err + strlen(f->x.err), sizeof f->x.err - strlen(f->x.err), "%s", bad);
+		if (epoll_full || bad)
 			e = 0; /* said above */
 		if (!proc_interrupted && e)
 			snprintf(f->x.err + strlen(f->x.err), sizeof f->x.err - strlen(f->x.err), " (%s)",
@@ -750,18 +739,16 @@ static int start_root(struct forkx *f, struct proc_obs *obs)
 		snprintf(x->err, sizeof x->err, "%s", o->fault_msg);
 		return -1;
 	}
-	struct cmc_snap_msg m;
 	const char *why = NULL;
 	char buf[64], sbuf[160];
 	int nt = task_count(t->pid);
 	/* One READY per exec that loaded the preload (a wrapper such as sh
-	 * that execs the program sends one too): all of them, the last counts. */
-	bool ready = false;
-	pid_t from;
-	/* (the sender, not m.a: that is its pid in the run's namespace) */
-	while (recv_from(t->snap_fd, &m, &from) == (ssize_t)sizeof m)
-		ready = m.magic == CMC_SNAP_MAGIC && m.kind == CMC_SNAP_READY && from == t->pid;
-	if (!ready)
+	 * that execs the program sends one too), read and checked by the
+	 * start-up's wait as by the replay executor's: the last counts.
+	 * Anything else there is the root's protocol fault, reported by
+	 * proc_observe() as under replay. */
+	bool ready = t->snap_readies && t->snap_ready_pid == t->pid;
+	if (!ready && !t->snap_fault[0])
 		why = "the preload's snapshot server is not running in the target (statically linked?)";
 	else if (nt != 1) {
 		snprintf(buf, sizeof buf, "the target runs %d threads", nt);
@@ -1067,8 +1054,10 @@ static void keep_or_kill(struct forkx *f, struct snap *origin, struct proc_targe
 {
 	const struct proc_scenario *sc = f->x.sc;
 	struct snap *s = NULL;
-	/* After an eof nothing follows (proc.c): such a state is never forked. */
-	if (w == PROC_QUIESCENT && !sc->ops[op].eof) {
+	/* After an eof nothing follows (proc.c): such a state is never forked;
+	 * nor one whose snapshot socket carried garbage (a protocol fault:
+	 * the search does not expand it, and its socket is not to be trusted). */
+	if (w == PROC_QUIESCENT && !sc->ops[op].eof && !t->snap_fault[0]) {
 		s = snap_new(f, t, origin, (int)op);
 		trim(t);
 	}

@@ -382,6 +382,9 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 		proc_buf_set(&obs->canon, t->canon.last.p, t->canon.last.len);
 		obs->e.canon = eng_fp_of(obs->canon.p ? obs->canon.p : (const uint8_t *)"", obs->canon.len);
 	}
+	if (t->snap_fault[0])
+		fault(obs, PROC_FAULT_PROTOCOL, "the target sent %s on the snapshot socket (fd %d, "
+		      "cmc_region.h section 5)", t->snap_fault, CMC_SNAP_FD_DEFAULT);
 	switch (w) {
 	case PROC_QUIESCENT:
 		/* Quiescent means every write has landed and was drained: a

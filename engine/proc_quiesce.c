@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
+#include "proc_snapmsg.h"
 #include "proc_target.h"
 #include "util.h"
 
@@ -570,6 +571,36 @@ bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
 
 /* ---- one step --------------------------------------------------------- */
 
+/*
+ * What the target's end of the snapshot socket sent meanwhile, read under
+ * either executor alike (proc_snapmsg.h).  A READY says an image the
+ * target exec'd loaded the preload: /proc/PID/mem, bound to the address
+ * space it was opened on, is opened again.  Anything else breaks the
+ * protocol: the first such message is kept for proc_observe() to report,
+ * and the socket is read no more.
+ */
+static void snap_drain(struct proc_target *t)
+{
+	struct cmc_snap_msg m;
+	const char *why = NULL;
+	int r = 0;
+	if (t->snap_fd < 0 || t->snap_fault[0])
+		return;
+	pid_t from;
+	while ((r = proc_snap_recv(t->snap_fd, PROC_SNAP_IDLE, &m, &why, &from)) > 0) {
+		t->snap_readies++;
+		t->snap_ready_pid = from; /* the kernel's word: m.a is the namespace's pid */
+		int mem = t->pid > 0 ? proc_open_pid(t->pid, "mem") : -1;
+		if (mem >= 0) {
+			if (t->mem_fd >= 0)
+				close(t->mem_fd);
+			t->mem_fd = mem;
+		}
+	}
+	if (r < 0)
+		snprintf(t->snap_fault, sizeof t->snap_fault, "%s", why);
+}
+
 enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, size_t len,
 				unsigned timeout_ms, double *elapsed_s)
 {
@@ -634,6 +665,8 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 		if (poll(p, (nfds_t)n, 1) < 0 && errno != EINTR)
 			eng_die("poll: %s", strerror(errno));
 	}
+	if (w != PROC_INTERRUPTED)
+		snap_drain(t);
 	if (elapsed_s)
 		*elapsed_s = eng_now() - t0;
 	return w;

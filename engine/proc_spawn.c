@@ -392,7 +392,8 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	/* The snapshot socket is there under either executor, so the
 	 * target's descriptors are the same, and its READY is sent alike
 	 * (a send that failed would leave other bytes on its stack); the
-	 * replay executor holds its end and never reads it. */
+	 * replay executor holds its end and reads it as the fork executor does
+	 * between operations (proc_snapmsg.h). */
 	int sp[2] = {-1, -1};
 	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));

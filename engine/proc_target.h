@@ -96,7 +96,13 @@ struct proc_target {
 	bool preload_on;        /* the preload was put in LD_PRELOAD */
 	enum proc_transport transport;
 	const struct proc_scenario *sc;
-	int snap_fd;            /* fork executor: cmc's end of the snapshot socket, or -1 */
+	int snap_fd;            /* cmc's end of the snapshot socket (either executor;
+				   only the fork executor sends on it), or -1 */
+	unsigned snap_readies;  /* READYs read from it: one per image that loaded the
+				   preload and found the socket (proc_snapmsg.h) */
+	int32_t snap_ready_pid; /* the last one's pid */
+	char snap_fault[64];    /* the first message there that broke the protocol,
+				   reported by proc_observe(); "": none */
 	size_t present;         /* bytes of the next operation already in the input
 	                           channel (written before the child existed):
 	                           proc_target_step() sends only the rest */

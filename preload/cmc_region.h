@@ -338,6 +338,9 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_TO_CONN (-2)
 #define CMC_SNAP_TO_CGROUP (-3)
 #define CMC_SNAP_TO_TASKS (-4)
+#define CMC_SNAP_TO_SOCKET (-5) /* the child's own snapshot socket: where the
+				 * preload keeps it (CMC_SNAP_FD, unless the
+				 * program put a file there: preload/snapfd.c) */
 #define CMC_SNAP_CWD_MAX 256
 #define CMC_SNAP_IN_CGROUP 1u
 #define CMC_SNAP_IN_TASKS 2u

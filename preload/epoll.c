@@ -12,7 +12,8 @@
  * (registered anew: they now name the child's files) and puts it on the
  * old number: pl_epoll_rebuild().
  *
- * A descriptor closed (close, or replaced by dup2/dup3) leaves every list,
+ * A descriptor closed (close, or replaced by dup2/dup3: snapfd.c interposes
+ * them and calls pl_epoll_closed()) leaves every list,
  * as the kernel's entry leaves when its file closes.  What is not seen:
  * instances made by a raw system call, an EPOLLONESHOT entry that fired
  * (it is armed again in the child), an entry kept alive by a dup of its
@@ -140,44 +141,13 @@ PL_EXPORT int epoll_ctl(int ep, int op, int fd, struct epoll_event *ev)
 	return r;
 }
 
-static void closed(int fd)
+void pl_epoll_closed(int fd)
 {
 	if (__atomic_load_n(&ninst, __ATOMIC_RELAXED) == 0)
 		return;
 	lock();
 	forget_fd(fd);
 	unlock();
-}
-
-PL_EXPORT int close(int fd)
-{
-	int r = (int)syscall(SYS_close, fd);
-	int saved = errno;
-	closed(fd); /* also on EINTR: Linux closes it anyway */
-	errno = saved;
-	return r;
-}
-
-PL_EXPORT int dup2(int old, int new)
-{
-	int r = (int)syscall(SYS_dup2, old, new);
-	if (r >= 0 && old != new) {
-		int saved = errno;
-		closed(new);
-		errno = saved;
-	}
-	return r;
-}
-
-PL_EXPORT int dup3(int old, int new, int flags)
-{
-	int r = (int)syscall(SYS_dup3, old, new, flags);
-	if (r >= 0) {
-		int saved = errno;
-		closed(new);
-		errno = saved;
-	}
-	return r;
 }
 
 bool pl_epoll_overflowed(void)

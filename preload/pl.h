@@ -61,6 +61,9 @@ _Noreturn void pl_fault(uint32_t code, const struct pl_msg *m);
  * of them than the table holds, so a child's could not be made. */
 void pl_epoll_rebuild(void);
 bool pl_epoll_overflowed(void);
+/* epoll.c: fd was closed or replaced (close, dup2, dup3: snapfd.c
+ * interposes them): it leaves every epoll list. */
+void pl_epoll_closed(int fd);
 
 /* sigstack.c: put cmc's signal handlers on the preload's own alternate
  * stack (idempotent). */
@@ -70,6 +73,12 @@ void pl_sigstack_install(void);
  * returns EINTR while it moved was interrupted by one, and is resumed
  * (detwait.c), as a replayed process never sees it. */
 unsigned pl_snap_requests(void);
+
+/* snap.c: the snapshot socket's fd (-1: no server), and its new number
+ * once snapfd.c moved it out of the program's way (-1: lost).  Callers
+ * block CMC_SNAP_SIG around a move. */
+int pl_snap_fd(void);
+void pl_snap_set_fd(int fd);
 
 /* snapcwd.c: in a fork child, mount its own copy of the working directory
  * (src) where its origin's is (at), in a mount namespace of its own, and

@@ -127,31 +127,32 @@ static void install(const struct cmc_snap_msg *m, int *fds)
 	 * that is also a destination: move it out of the way first. */
 	for (uint32_t i = 0; i < m->nfds; i++)
 		if (is_to(m, fds[i])) {
-			int hi = fcntl(fds[i], F_DUPFD_CLOEXEC, top + 1);
-			close(fds[i]);
+			int hi = (int)sys(SYS_fcntl, fds[i], F_DUPFD_CLOEXEC, top + 1, 0, 0);
+			sys(SYS_close, fds[i], 0, 0, 0, 0);
 			fds[i] = hi;
 		}
 	for (uint32_t i = 0; i < m->nfds; i++) {
 		int to = m->to[i];
 		if (fds[i] < 0 || to < 0)
 			continue;
-		int fl = fcntl(to, F_GETFL), fdfl = fcntl(to, F_GETFD);
+		/* (raw calls here: snapfd.c's hide the socket) */
+		int fl = (int)sys(SYS_fcntl, to, F_GETFL, 0, 0, 0), fdfl = (int)sys(SYS_fcntl, to, F_GETFD, 0, 0, 0);
 		if (fl < 0 || fdfl < 0)
 			continue; /* the target closed it: it stays closed */
 		/* cmc's fds come without status flags, and dup2 clears
 		 * FD_CLOEXEC: set only what the target's fd had (a call per
 		 * flag saved here is a call saved per transition) */
 		if (fl & (O_NONBLOCK | O_APPEND | O_ASYNC))
-			fcntl(fds[i], F_SETFL, fl & (O_NONBLOCK | O_APPEND | O_ASYNC));
+			sys(SYS_fcntl, fds[i], F_SETFL, fl & (O_NONBLOCK | O_APPEND | O_ASYNC), 0, 0);
 		/* raw: the interposed dup2 (epoll.c) would take `to` out of the
 		 * epoll lists that pl_epoll_rebuild() is about to register anew */
 		sys(SYS_dup2, fds[i], to, 0, 0, 0);
 		if (fdfl)
-			fcntl(to, F_SETFD, fdfl);
+			sys(SYS_fcntl, to, F_SETFD, fdfl, 0, 0);
 	}
 	for (uint32_t i = 0; i < m->nfds; i++)
 		if (fds[i] >= 0)
-			close(fds[i]);
+			sys(SYS_close, fds[i], 0, 0, 0, 0);
 }
 
 /* The fd CMC_SNAP_FD names, or -1 (no digits, or too large). */
@@ -210,15 +211,18 @@ static void serve(void)
 				if (got < CMC_SNAP_MAXFDS)
 					fds[got++] = fd;
 				else
-					close(fd);
+					sys(SYS_close, fd, 0, 0, 0, 0);
 			}
 		}
 	if (r != (ssize_t)sizeof m || m.magic != CMC_SNAP_MAGIC || m.kind != CMC_SNAP_FORK ||
 	    m.nfds != got || (mh.msg_flags & MSG_CTRUNC) || pl_epoll_overflowed()) {
 		for (uint32_t i = 0; i < got; i++)
-			close(fds[i]);
-		/* (overflowed: a child's epoll instances could not be made anew) */
-		reply(CMC_SNAP_ERROR, pl_epoll_overflowed() ? EOVERFLOW : EPROTO, 0, 0);
+			sys(SYS_close, fds[i], 0, 0, 0, 0);
+		/* (overflowed: a child's epoll instances could not be made anew;
+		 * descriptors cut: the fd table is full, or the program's fd limit
+		 * is below what the kernel needs to give them) */
+		reply(CMC_SNAP_ERROR, pl_epoll_overflowed() ? EOVERFLOW : (mh.msg_flags & MSG_CTRUNC) ? EMFILE : EPROTO,
+		      0, 0);
 		return;
 	}
 	for (uint32_t i = 0; i < m.nfds; i++)
@@ -229,6 +233,9 @@ static void serve(void)
 				conn_fd = find_conn(m.lport, m.pport);
 			m.to[i] = conn_fd; /* -1: not found, the fd is dropped */
 		}
+	for (uint32_t i = 0; i < m.nfds; i++)
+		if (m.to[i] == CMC_SNAP_TO_SOCKET)
+			m.to[i] = snap_fd; /* wherever snapfd.c keeps it */
 	int cgroup = -1, tasks = -1;
 	for (uint32_t i = 0; i < m.nfds; i++)
 		if (m.to[i] == CMC_SNAP_TO_CGROUP || m.to[i] == CMC_SNAP_TO_TASKS) {
@@ -286,10 +293,20 @@ static void serve(void)
 		return;
 	}
 	for (uint32_t i = 0; i < got; i++)
-		close(fds[i]);
+		sys(SYS_close, fds[i], 0, 0, 0, 0);
 	if (pid < 0)
 		reply(CMC_SNAP_ERROR, errno, 0, 0);
 	/* else the child answers */
+}
+
+int pl_snap_fd(void)
+{
+	return __atomic_load_n(&snap_fd, __ATOMIC_RELAXED);
+}
+
+void pl_snap_set_fd(int fd)
+{
+	__atomic_store_n(&snap_fd, fd, __ATOMIC_RELAXED);
 }
 
 /* Fork requests served, for the waits that one interrupted (detwait.c). */
@@ -358,14 +375,21 @@ static __attribute__((noinline)) void serve_init(void)
 	 * which must not depend on cmc's pid.) */
 	struct ucred cred;
 	socklen_t cl = sizeof cred;
+	int type = 0;
+	socklen_t tl = sizeof type;
+	/* An image the program exec'd after it put a file of its own at
+	 * this number (snapfd.c moved the socket, close-on-exec): the fd is
+	 * the program's, not a socket to serve or close. */
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_SEQPACKET)
+		return;
 	(void)pl_snap_config_port(); /* before a program the target started closes it */
 	bool ours = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
 		    (long)cred.pid == sys(SYS_getppid, 0, 0, 0, 0, 0);
 	if (!ours) {
-		close(fd);
+		sys(SYS_close, fd, 0, 0, 0, 0);
 		return;
 	}
-	if (fcntl(fd, F_GETFD) < 0 || prctl(PR_GET_TID_ADDRESS, &tid_addr) < 0)
+	if (sys(SYS_fcntl, fd, F_GETFD, 0, 0, 0) < 0 || prctl(PR_GET_TID_ADDRESS, &tid_addr) < 0)
 		return; /* no server: cmc sees no READY and falls back to replay */
 	no_self_move = pl_env("CMC_SNAP_NO_SELF_MOVE", v, sizeof v) == 1 && v[0] == '1';
 	snap_fd = fd;

@@ -28,6 +28,16 @@
  *   spin      burn CPU without end
  *   bigmap    map 64 GiB of address space and abort() when refused (as an
  *             xmalloc-style wrapper does): past cmc's `limit as`
+ * Modes against the snapshot socket (fd 1000, cmc_region.h section 5;
+ * tests/t6400-fork-protocol.sh), each replying "OK" (dup2snap and
+ * closesnap: "BAD" when a call did not return what it would outside cmc,
+ * where fd 1000 is free) and serving on:
+ *   fdfull    open /dev/null until the fd table is full (RLIMIT_NOFILE
+ *             set to $HOSTILE_NOFILE, 1024 unset, first), and keep it full
+ *   dup2snap  dup2 stdin onto fd 1000, and dup3 and F_DUPFD there too
+ *   closesnap close(1000), and close_range over it
+ *   snapgarb  write to fd 1000: a forged FORKED naming pid 1, then junk
+ *   reexec    execve /proc/self/exe, which serves on as the same state
  *
  * With a second argument PORT it is a one-connection TCP server instead:
  * it listens on 127.0.0.1:PORT, accepts one connection and serves it as
@@ -46,6 +56,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -204,6 +215,52 @@ static void evil(const char *mode, struct item *head)
 		puts("OK mapped");
 		return;
 	}
+	if (!strcmp(mode, "fdfull")) {
+		struct rlimit rl;
+		const char *lim = getenv("HOSTILE_NOFILE");
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+			rl.rlim_cur = lim ? (rlim_t)atoi(lim) : 1024;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		int last = -1, fd, e;
+		while ((fd = open("/dev/null", O_RDONLY)) >= 0)
+			last = fd;
+		e = errno;
+		/* HOSTILE_FREE=k: then leave k fds free (the last ones opened) */
+		for (int k = getenv("HOSTILE_FREE") ? atoi(getenv("HOSTILE_FREE")) : 0; k > 0 && last > 2; k--)
+			close(last--);
+		printf("OK full %s\n", e == EMFILE ? "EMFILE" : strerror(e));
+		return;
+	}
+	if (!strcmp(mode, "dup2snap")) {
+		/* what they return outside cmc, where fd 1000 is free */
+		int r1 = dup2(0, 1000), r2 = dup3(0, 1000, O_CLOEXEC), r3 = fcntl(0, F_DUPFD, 1000);
+		printf("%s %d %d %d\n", r1 == 1000 && r2 == 1000 && r3 == 1001 ? "OK" : "BAD", r1, r2, r3);
+		return;
+	}
+	if (!strcmp(mode, "closesnap")) {
+		int r1 = close(1000), e1 = errno;
+		int r2 = close_range(999, 1001, 0);
+		printf("%s %d %d\n", r1 == -1 && e1 == EBADF && r2 == 0 ? "OK" : "BAD", r1, r2);
+		return;
+	}
+	if (!strcmp(mode, "snapgarb")) {
+		/* a whole forged FORKED naming pid 1 (struct cmc_snap_msg of
+		 * preload/cmc_region.h: 572 bytes, magic, kind 3, a = pid),
+		 * then a line of junk */
+		static unsigned int forged[143] = {0x50534d43u, 3u, 1u};
+		static const char junk[] = "garbage on the snapshot socket\n";
+		ssize_t r1 = write(1000, forged, sizeof forged), r2 = write(1000, junk, sizeof junk);
+		printf("OK %d %d\n", r1 > 0, r2 > 0);
+		return;
+	}
+	if (!strcmp(mode, "reexec")) {
+		char items[16], *av[] = {"hostile", "reexec-done", items, NULL};
+		snprintf(items, sizeof items, "%d", head ? head->n : 0);
+		fflush(stdout);
+		execv("/proc/self/exe", av);
+		_exit(9);
+	}
 	if (!strcmp(mode, "spin")) {
 		for (volatile unsigned long x = 0;; x++)
 			;
@@ -219,7 +276,7 @@ int main(int argc, char **argv)
 	int n = 0;
 	char line[256];
 	note_pid();
-	if (argc > 2) {
+	if (argc > 2 && strcmp(mode, "reexec-done") != 0) {
 		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])),
 					.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 		int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
@@ -233,6 +290,12 @@ int main(int argc, char **argv)
 		close(l);
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "reexec-done")) {
+		/* the image reexec started: the same state (its count), and
+		 * this is its reply to evil */
+		n = argc > 2 ? atoi(argv[2]) : 0;
+		puts("OK reexec");
+	}
 	for (;;) {
 		unsigned char rec[8];
 		if (skip_emit)
