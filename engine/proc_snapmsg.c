@@ -95,9 +95,7 @@ int proc_snap_recv(int fd, enum proc_snap_phase ph, struct cmc_snap_msg *m, cons
 	ssize_t r;
 	while ((r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC | MSG_TRUNC)) < 0 && errno == EINTR)
 		;
-	if (r == 0)
-		errno = EPIPE; /* the target's end is closed */
-	if (r <= 0)
+	if (r < 0)
 		return 0;
 	size_t nfds = 0;
 	if (from)
@@ -118,6 +116,10 @@ int proc_snap_recv(int fd, enum proc_snap_phase ph, struct cmc_snap_msg *m, cons
 				nfds++;
 			}
 		}
+	if (r == 0 && !nfds) {
+		errno = EPIPE; /* (or an empty datagram) the target's end is closed */
+		return 0;
+	}
 	size_t len = (size_t)r > sizeof data ? sizeof data : (size_t)r;
 	int fl = mh.msg_flags | ((size_t)r > sizeof *m ? MSG_TRUNC : 0);
 	if (!proc_snap_check(ph, data, len, fl, nfds, why))

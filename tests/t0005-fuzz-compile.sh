@@ -14,6 +14,7 @@ for src in "$CMC_TOP"/tests/fuzz/*-fuzzer.c; do
 		-I"$CMC_TOP/engine" -I"$CMC_TOP/store" -I"$CMC_TOP/preload" -I"$CMC_TOP/share/include" \
 		$(pkg-config --cflags sqlite3 2>/dev/null) -fsyntax-only "$src"
 done
-ok "the five fuzz targets are there ($n)" test "$n" -ge 5
+ok "the six fuzz targets are there ($n)" test "$n" -ge 6
 ok "the store fuzzer is one of them" test -f "$CMC_TOP/tests/fuzz/store-fuzzer.c"
+ok "the snapshot-socket fuzzer is one of them" test -f "$CMC_TOP/tests/fuzz/snap-fuzzer.c"
 done_testing

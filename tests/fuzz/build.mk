@@ -7,7 +7,7 @@
 # links the store's sources too (and SQLite).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-FUZZ_NAMES := scenario record control model store
+FUZZ_NAMES := scenario record control model store snap
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
 	-Iengine -Istore -Ipreload -Ishare/include $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
