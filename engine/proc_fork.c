@@ -276,6 +276,16 @@ static int snap_recv(int fd, struct cmc_snap_msg *m, unsigned timeout_ms, const 
 	}
 }
 
+/* A CONFIG (the real port of a tcp target) on cmc's end fd, when the
+ * target was given one at its start. */
+static void send_config(int fd, uint16_t port)
+{
+	if (!port)
+		return;
+	struct cmc_snap_msg cfg = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_CONFIG, .a = port};
+	send(fd, &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* As much of op's input as the new channel takes now, before the child
  * exists: its interrupted read, restarted, then returns at once instead
  * of sleeping until cmc sends (a wake-up and a switch fewer per
@@ -346,6 +356,9 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("pipe: %s", strerror(errno));
 	proc_snap_passcred(sp[0]);
+	/* The child's socket starts as the root's did, with the CONFIG first
+	 * (cmc_region.h section 5): an image the child execs peeks it there. */
+	send_config(sp[0], p->config_port);
 
 	/* h9: the child's own process cap and kill scope; it is started in
 	 * its cgroup where the kernel can do that (the jail keeps the fd). */
@@ -402,6 +415,9 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 			rc = snap_recv(p->snap_fd, &rep, sc->timeout_ms, &bad, &child);
 		while (rc == 0 && rep.kind == CMC_SNAP_READY);
 	int e = errno;
+	/* The origin's server passed over its CONFIG to read the FORK: put
+	 * one first again, for an image the origin execs when it is spent. */
+	send_config(p->snap_fd, p->config_port);
 	pthread_mutex_unlock(&s->fmu);
 	/* The child's pid is the sender's, which the kernel gives, not the
 	 * number the message carries (the child's own in the namespace; and
@@ -480,10 +496,13 @@ static struct proc_target *fork_child(struct forkx *f, struct snap *s, const str
 	proc_jail_enter(jail, t->pid, (rep.flags & CMC_SNAP_IN_CGROUP) != 0,
 			(rep.flags & CMC_SNAP_IN_TASKS) != 0);
 	if (cmc_snap_needs_go(cgroup >= 0, tasks >= 0, rep.flags)) {
-		/* it waits, its input maybe there already, until it is in */
+		/* it waits, its input maybe there already, until it is in (and
+		 * passes over the CONFIG on the way: one goes after GO again) */
 		struct cmc_snap_msg go = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_GO};
 		send(sp[0], &go, sizeof go, MSG_NOSIGNAL);
+		send_config(sp[0], p->config_port);
 	}
+	t->config_port = p->config_port;
 	t->in_fd = in_mine;
 	t->out_fd = out[0];
 	t->snap_fd = sp[0];

@@ -405,6 +405,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	if (sp[0] >= 0 && det && t->port) {
 		struct cmc_snap_msg cfg = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_CONFIG, .a = t->port};
 		send(sp[0], &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		t->config_port = t->port; /* (every snapshot's socket gets it too: proc_fork.c) */
 	}
 
 	/* CMC_SHARED_CWD=1 (benchmarks: what the directory of its own costs):

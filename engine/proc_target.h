@@ -103,6 +103,8 @@ struct proc_target {
 	int32_t snap_ready_pid; /* the last one's pid */
 	char snap_fault[64];    /* the first message there that broke the protocol,
 				   reported by proc_observe(); "": none */
+	uint16_t config_port;   /* the real port the CONFIG on its socket says
+				   (cmc_region.h section 5), or 0: none sent */
 	size_t present;         /* bytes of the next operation already in the input
 	                           channel (written before the child existed):
 	                           proc_target_step() sends only the rest */

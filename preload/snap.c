@@ -287,8 +287,10 @@ static void serve(void)
 		 * be there already. */
 		if (cmc_snap_needs_go(cgroup >= 0, tasks >= 0, flags)) {
 			struct cmc_snap_msg g;
-			while (recv(snap_fd, &g, sizeof g, 0) < 0 && errno == EINTR)
-				;
+			do { /* (past the CONFIG, which cmc sends after GO again) */
+				while ((r = recv(snap_fd, &g, sizeof g, 0)) < 0 && errno == EINTR)
+					;
+			} while (r == (ssize_t)sizeof g && g.magic == CMC_SNAP_MAGIC && g.kind == CMC_SNAP_CONFIG);
 		}
 		return;
 	}

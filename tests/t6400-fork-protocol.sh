@@ -66,4 +66,33 @@ reexec|0|-
 EOF_MODES
 ok "snapgarb: the fault names the forged FORKED" \
 	grep -q 'sent a FORKED no fork request asked for on the snapshot socket' snapgarb-fork.json
+
+# reexec over tcp: the new image listens on {port} (7070) again, which the
+# preload binds as the real port named by the CONFIG message it peeks on
+# the socket (cmc_region.h section 5).  With 7070 itself taken, an image
+# that found no CONFIG (a fork child's socket, or a snapshot's whose
+# server passed over it) binds 7070 and fails: BAD.
+nc -lk 127.0.0.1 7070 >/dev/null 2>&1 &
+ncpid=$!
+trap 'kill "$ncpid" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+i=0
+while [ $i -lt 100 ] && ! nc -z 127.0.0.1 7070 2>/dev/null; do
+	sleep 0.05
+	i=$((i + 1))
+done
+if nc -z 127.0.0.1 7070 2>/dev/null; then
+	printf '%s\n' "target $HB reexec {port}" "transport tcp" 'op a "a\n" once' 'op evil "evil\n" once' \
+		'op b "b\n"' 'op c "c\n"' 'property reply * "OK*"' "depth 4" "timeout 500" >treexec.scn
+	for ex in replay fork; do
+		timeout 60 "$CMC" check --exec $ex --json --db "treexec-$ex.db" treexec.scn >"treexec-$ex.json" \
+			2>"treexec-$ex.err"
+		is "reexec over tcp ($ex): exit 0, the new image listens again" "$?" 0
+		is "reexec over tcp ($ex): no violation" "$(viols "treexec-$ex.json")" ""
+	done
+	is "reexec over tcp: fork finds as many states as replay" "$(json_get treexec-fork.json distinct)" \
+		"$(json_get treexec-replay.json distinct)"
+	not_ok "reexec over tcp: the fork executor keeps forking" grep -q 'fork snapshots unavailable' treexec-fork.err
+else
+	skip "reexec over tcp" "nothing listens on 127.0.0.1:7070 (netcat missing?)"
+fi
 done_testing

@@ -38,6 +38,8 @@
  *   closesnap close(1000), and close_range over it
  *   snapgarb  write to fd 1000: a forged FORKED naming pid 1, then junk
  *   reexec    execve /proc/self/exe, which serves on as the same state
+ *             (over tcp, its new image listens on PORT again: BAD if
+ *             it cannot)
  *
  * With a second argument PORT it is a one-connection TCP server instead:
  * it listens on 127.0.0.1:PORT, accepts one connection and serves it as
@@ -94,6 +96,7 @@ static void raw_canon(const void *p, size_t n)
 }
 
 static int skip_emit; /* the record written by evil stays the last one */
+static const char *port_arg; /* argv[2] of a tcp server, or NULL */
 
 static _Noreturn void sleep_forever(void)
 {
@@ -255,7 +258,7 @@ static void evil(const char *mode, struct item *head)
 		return;
 	}
 	if (!strcmp(mode, "reexec")) {
-		char items[16], *av[] = {"hostile", "reexec-done", items, NULL};
+		char items[16], *av[] = {"hostile", "reexec-done", items, (char *)port_arg, NULL};
 		snprintf(items, sizeof items, "%d", head ? head->n : 0);
 		fflush(stdout);
 		execv("/proc/self/exe", av);
@@ -272,6 +275,7 @@ static void evil(const char *mode, struct item *head)
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "escapes";
+	port_arg = argc > 2 && strcmp(mode, "reexec-done") != 0 ? argv[2] : NULL;
 	struct item *head = NULL;
 	int n = 0;
 	char line[256];
@@ -294,7 +298,19 @@ int main(int argc, char **argv)
 		/* the image reexec started: the same state (its count), and
 		 * this is its reply to evil */
 		n = argc > 2 ? atoi(argv[2]) : 0;
-		puts("OK reexec");
+		/* a tcp server's new image listens again on the port it was
+		 * told (the first one closed its listener): under cmc, the
+		 * real port the CONFIG message names (preload/detnet.c) */
+		int l = argc > 3 ? socket(AF_INET, SOCK_STREAM, 0) : -1, one = 1;
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		if (l >= 0) {
+			a.sin_port = htons((uint16_t)atoi(argv[3]));
+			setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		}
+		if (l >= 0 && (bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 1) < 0))
+			printf("BAD reexec: cannot listen on port %s again: %s\n", argv[3], strerror(errno));
+		else
+			puts("OK reexec");
 	}
 	for (;;) {
 		unsigned char rec[8];
