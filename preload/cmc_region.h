@@ -287,8 +287,9 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 /*
  * Messages on the snapshot socket, one per datagram, native-endian (both
  * ends are on one machine).  Descriptors travel as SCM_RIGHTS.
- *   READY  target -> cmc, once, from the preload's constructor: the server is
- *          installed (a = getpid()).
+ *   READY  target -> cmc, from the preload's constructor of each image
+ *          that found the socket (the start, and any exec of the target):
+ *          the server is installed (a = getpid()).
  *   FORK   cmc -> target, with nfds descriptors attached: fork a child that
  *          puts attached fd i at to[i] (or, when to[i] is CMC_SNAP_TO_CONN, at
  *          the fd of the target's connected socket whose local/peer ports
@@ -323,7 +324,17 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *   CONFIG cmc -> target, first on the socket, before the target runs:
  *          a = the real port of a tcp target (section 4's end), or 0.
  *          Read with MSG_PEEK, so a program the target execs reads it
- *          too; the server passes over it.
+ *          too; the server passes over it, and cmc puts one first again
+ *          after every answer, and on every child's new socket (before
+ *          the FORK, and after GO), so that it is always there.
+ * Every message from the target's end is checked by cmc against the
+ * state of the exchange (engine/proc_snapmsg.c: whole, magic, a kind
+ * allowed then, unused fields zero, no descriptors), and read after
+ * every operation under either executor: anything but READY between
+ * fork requests is a protocol fault of the state reached.  The program
+ * cannot clobber the socket through libc (preload/snapfd.c): to[i] ==
+ * CMC_SNAP_TO_SOCKET installs the child's socket wherever the preload
+ * keeps it.
  * The parent, the snapshot, keeps its own descriptors and goes back to
  * sleep in the call it was interrupted in.
  */
