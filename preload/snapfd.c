@@ -6,13 +6,14 @@
  * fcntl(F_DUPFD) for the lowest fd from below it.  Each of those calls
  * (through libc: a raw syscall is not seen) behaves as if fd 1000 were
  * free, as it would be outside cmc, and the socket keeps working:
- *   - close(sock), and dup2/dup3/fcntl(F_DUPFD) *from* it: EBADF;
+ *   - close(sock), and dup/dup2/dup3/fcntl(F_DUPFD) *from* it: EBADF;
  *   - dup2/dup3 *onto* it: the socket first moves to the lowest free fd
  *     above (close-on-exec: an image the program execs finds no socket at
  *     CMC_SNAP_FD and runs no server), then the call proceeds;
  *   - close_range over it: the range is closed around it;
- *   - fcntl(F_DUPFD[_CLOEXEC], arg <= sock) that the socket pushed past
- *     it: the socket moves up and the program gets the socket's number.
+ *   - dup, or fcntl(F_DUPFD[_CLOEXEC], arg <= sock), that the socket
+ *     pushed past it: the socket moves up and the program gets the
+ *     socket's number.
  * The preload does this under both executors, so the program sees the same
  * descriptors whichever runs it.  The socket still takes a slot of the fd
  * table (a program that fills its table gets EMFILE one fd earlier under
@@ -157,6 +158,12 @@ static int do_fcntl(int fd, int cmd, long arg)
 		}
 	}
 	return r;
+}
+
+/* dup is F_DUPFD from 0 (no close-on-exec either way). */
+PL_EXPORT int dup(int fd)
+{
+	return do_fcntl(fd, F_DUPFD, 0);
 }
 
 PL_EXPORT int fcntl(int fd, int cmd, ...)

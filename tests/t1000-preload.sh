@@ -19,10 +19,10 @@ ok "helper is built" test -x "$PLT"
 # detnet.c's (addresses), aslimit.c's (mmap, mremap: a
 # mapping refused by the address-space limit is reported) and epoll.c's
 # (epoll interest lists, and the closes that end entries in them) and
-# snapfd.c's (close, dup2, dup3, close_range, fcntl: the snapshot socket).
+# snapfd.c's (close, dup, dup2, dup3, close_range, fcntl: the snapshot socket).
 nm -D --defined-only "$PRELOAD" | awk '$2 == "T" { print $3 }' | sort >syms
 is "exports the allocation and deterministic-environment entry points and nothing else" "$(tr '\n' ' ' <syms)" \
-	"accept accept4 aligned_alloc bind calloc clock_gettime close close_range dup2 dup3 epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_wait fcntl fcntl64 free getentropy getpeername getpgid getpgrp getpid getppid getrandom getsid getsockname gettimeofday kill killpg malloc malloc_trim malloc_usable_size mallopt memalign mmap mmap64 mremap open open64 openat openat64 pidfd_open poll posix_memalign ppoll pselect pvalloc realloc reallocarray select sigaltstack sigqueue tgkill time valloc wait4 waitid waitpid "
+	"accept accept4 aligned_alloc bind calloc clock_gettime close close_range dup dup2 dup3 epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_wait fcntl fcntl64 free getentropy getpeername getpgid getpgrp getpid getppid getrandom getsid getsockname gettimeofday kill killpg malloc malloc_trim malloc_usable_size mallopt memalign mmap mmap64 mremap open open64 openat openat64 pidfd_open poll posix_memalign ppoll pselect pvalloc realloc reallocarray select sigaltstack sigqueue tgkill time valloc wait4 waitid waitpid "
 
 ok "entry points give aligned memory with the right contents" pl "$PLT" addrs
 pl "$PLT" addrs >a1 2>&1
