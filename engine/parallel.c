@@ -446,7 +446,9 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 	s->cur_depth = sl->depth;
 	s->cur_succ = sl->nsucc;
 	if (sl->rc < 0) {
-		eng__fail(s, "cannot expand a state");
+		/* interrupted (eng_search_stop()): a stop, left whole for later */
+		if (!s->asked)
+			eng__fail(s, "cannot expand a state");
 		return false;
 	}
 	const unsigned char *q = sl->buf, *end = sl->buf + sl->len;

@@ -6,6 +6,8 @@
 #ifndef CMC_PROC_H
 #define CMC_PROC_H
 
+#include <sys/types.h>
+
 #include "cmc.h"
 
 /*
@@ -49,5 +51,15 @@ const char *proc_containment(eng_frontend *fe);
  * ending.
  */
 void proc_interrupt(void);
+
+/*
+ * Async-signal-safe, for the handler of SIGINT/SIGTERM/SIGHUP: was `sig`,
+ * sent by process `sender` (SA_SIGINFO's si_pid), sent by one of cmc's
+ * targets (a child of cmc, a descendant of one, or a process in one of its
+ * jails)?  Then it is recorded as a `signal` fault of the operation that
+ * sent it and true is returned: the handler must not stop cmc.  False: the
+ * user's (or a process gone before it could be looked at).
+ */
+bool proc_signal_from_target(int sig, pid_t sender);
 
 #endif

@@ -52,6 +52,7 @@ enum proc_fault {
 	PROC_FAULT_HEAP,     /* the preload reported a fault (exhausted, base taken...) */
 	PROC_FAULT_STOPPED,  /* the target stopped (SIGSTOP, ptrace) */
 	PROC_FAULT_LIMIT,    /* a resource limit was hit (proc_limits.c) */
+	PROC_FAULT_SIGNAL,   /* the target signalled cmc (proc_sigsrc.c) */
 };
 
 const char *proc_fault_name(enum proc_fault f);

@@ -105,7 +105,7 @@ const char *proc_fault_name(enum proc_fault f)
 		[PROC_FAULT_LISTEN] = "listen",   [PROC_FAULT_TIMEOUT] = "timeout",
 		[PROC_FAULT_FLOOD] = "flood",     [PROC_FAULT_PROTOCOL] = "protocol",
 		[PROC_FAULT_HEAP] = "heap",       [PROC_FAULT_STOPPED] = "stopped",
-		[PROC_FAULT_LIMIT] = "limit",
+		[PROC_FAULT_LIMIT] = "limit",     [PROC_FAULT_SIGNAL] = "signal",
 	};
 	return (unsigned)f < sizeof names / sizeof names[0] ? names[f] : "fault";
 }
@@ -417,5 +417,6 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 		break;
 	}
 	proc_jail_observe(t->jail, t->sc, obs);
+	proc_signal_take(t, obs);
 	proc_obs_seal(obs);
 }

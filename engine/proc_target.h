@@ -233,6 +233,11 @@ const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
 		  struct proc_obs *obs);
 
+/* A signal this target (or a process of its own) sent cmc during the
+ * operation just observed becomes obs's fault (`signal`), unless it has
+ * one already; it is consumed either way (proc_sigsrc.c). */
+void proc_signal_take(const struct proc_target *t, struct proc_obs *obs);
+
 /* Record decoder: feed bytes read from the channel. */
 void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n);
 

@@ -64,6 +64,7 @@ void eng_search_free(eng_search *s)
 	free(s->pend);
 	free(s->arena);
 	free(s->edges);
+	eng__defer_free(s);
 	eng_labels_free(s->labels);
 	eng__pool_free(s);
 	free(s);
@@ -77,7 +78,11 @@ void eng_search_listen(eng_search *s, const eng_listener *l)
 		s->want_edges = true;
 }
 
-void eng_search_stop(eng_search *s) { s->stop = 1; }
+void eng_search_stop(eng_search *s)
+{
+	s->asked = 1;
+	s->stop = 1;
+}
 const char *eng_search_error(const eng_search *s) { return s->err[0] ? s->err : NULL; }
 uint64_t eng_search_count(const eng_search *s) { return fpset_count(s->set); }
 eng_fp eng_search_fp(const eng_search *s, uint32_t id) { return fpset_fp(s->set, id); }
@@ -419,6 +424,13 @@ static bool succ_cb(void *ctx, const eng_succ *x)
 	if (s->want_label && (!x->label || strcmp(x->label, s->want_label) != 0))
 		return true;
 	s->cur_succ++;
+	if (s->in_expand && (s->deferring || x->obs || x->property || x->violation || !x->state)) {
+		if (!s->deferring && !flush_batch(s))
+			return false;
+		s->deferring = true;
+		eng__defer_put(s, x, s->cur_depth + 1);
+		return true;
+	}
 	if (x->obs || x->property || x->violation || !x->state) {
 		if (!flush_batch(s))
 			return false;
@@ -465,11 +477,19 @@ static int expand(eng_search *s, uint32_t id, uint32_t depth, const void *state,
 	s->cur_id = id;
 	s->cur_depth = depth;
 	s->cur_succ = 0;
+	s->in_expand = true;
+	s->deferring = false;
 	int rc = s->fe->ops->next(s->fe, state, len, succ_cb, s);
+	s->in_expand = false;
 	if (rc < 0) {
-		eng__fail(s, "cannot expand a state");
+		/* nothing of it was admitted (defer.c): left whole */
+		eng__defer_drop(s);
+		if (!s->asked)
+			eng__fail(s, "cannot expand a state");
 		return -1;
 	}
+	if (s->deferring && !eng__defer_admit(s, id, depth + 1))
+		return (int)s->cur_succ; /* a violation: flush_pending() stops */
 	if (s->cur_succ == 0 && s->o.check_deadlock && !s->fe->deadlock_ok) {
 		if (s->nbatch == BATCH)
 			flush_batch(s);
@@ -554,6 +574,7 @@ static bool pool_wins(eng_search *s)
 int eng_search_run(eng_search *s)
 {
 	s->stop = 0;
+	s->asked = 0;
 	s->t0 = eng_now();
 	s->next_tick = s->t0 + s->o.progress_interval;
 	if (eng_search_init(s) < 0)

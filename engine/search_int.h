@@ -78,6 +78,16 @@ struct eng_search {
 	struct pending *pend;
 	size_t npend, pend_cap;
 
+	/* defer.c: successors of the expansion in progress, admitted when
+	 * next() returns 0.  deferring: this expansion's successors go there
+	 * (from its first one with an observation on; the batch is empty). */
+	struct deferred *defer;
+	size_t ndefer, defer_cap;
+	bool in_expand, deferring;
+	/* eng_search_stop() was called since the run began: a frontend that
+	 * fails now was interrupted, which stops the search, not fails it */
+	volatile sig_atomic_t asked;
+
 	struct batched batch[BATCH];
 	size_t nbatch;
 	unsigned char *arena;
@@ -104,6 +114,13 @@ void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char
 void eng__flush_pending(eng_search *s);
 void eng__fail(eng_search *s, const char *what);
 void eng__tick(eng_search *s);
+
+/* defer.c */
+void eng__defer_put(eng_search *s, const eng_succ *x, uint32_t depth);
+/* Admit them in order until one says stop; false then. */
+bool eng__defer_admit(eng_search *s, uint32_t from, uint32_t depth);
+void eng__defer_drop(eng_search *s);
+void eng__defer_free(eng_search *s);
 
 /* parallel.c: expand a chunk of the frontier on o.jobs threads, then admit
  * every successor in frontier order.  0, or -1 when the frontend cannot be

@@ -126,6 +126,8 @@ fail:
 	return NULL;
 }
 
+int64_t tui_check_store_run(const struct tui_check_store *cs) { return cs ? cs->run : 0; }
+
 int tui_check_store_end(struct tui_check_store *cs, const char *status, const eng_stats *st)
 {
 	if (!cs)

@@ -214,19 +214,31 @@ static int check_exec(int argc, char **argv)
 		return rc;
 	}
 
-	int run = eng_search_run(s);
+	/* a signal while the store was being prepared: nothing more to do */
+	int run = tui_signals_caught() ? 0 : eng_search_run(s);
 	const eng_stats *st = eng_search_stats(s);
 	const char *error = run < 0 ? eng_search_error(s) : NULL;
-	if (tui_signals_caught() && !error)
-		fprintf(stderr, "cmc check: interrupted; the counts below are partial\n");
+	int sig = error ? 0 : tui_signals_which();
+	tui_report_interrupted(rep, sig);
 	tui_report_print(rep, st, a.target, a.json, error, stdout);
 	if (error && !a.json)
 		fprintf(stderr, "cmc check: %s\n", error);
 
-	rc = error ? TUI_EXIT_USAGE : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
-	if (tui_check_store_end(cs, error ? "error" : rc == TUI_EXIT_VIOLATION ? "violation"
-					     : tui_signals_caught() ? "interrupted" : "complete", st))
+	rc = error ? TUI_EXIT_USAGE : sig ? TUI_EXIT_SIGNAL(sig)
+	   : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
+	int64_t run_id = tui_check_store_run(cs);
+	if (tui_check_store_end(cs, error ? "error" : sig ? "interrupted"
+				    : rc == TUI_EXIT_VIOLATION ? "violation" : "complete", st))
 		rc = TUI_EXIT_USAGE;
+	else if (sig && run_id > 0 && o.order == ENG_BFS)
+		fprintf(stderr, "cmc check: interrupted by %s after %llu states; stored as run %lld:"
+			" continue it with `cmc check --resume %lld%s%s [the same options] %s`\n", tui_signal_name(sig),
+			(unsigned long long)st->distinct, (long long)run_id, (long long)run_id,
+			a.db ? " --db " : "", a.db ? a.db : "", a.target);
+	else if (sig)
+		fprintf(stderr, "cmc check: interrupted by %s after %llu states%s\n",
+			tui_signal_name(sig), (unsigned long long)st->distinct,
+			run_id > 0 ? " (a depth-first run: it cannot be resumed)" : " (not stored)");
 	tui_signals_stop(NULL);
 	tui_report_free(rep);
 	eng_search_free(s);

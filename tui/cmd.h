@@ -16,6 +16,9 @@
 #define TUI_EXIT_VIOLATION 1
 #define TUI_EXIT_USAGE 2
 #define TUI_EXIT_NOT_REPRODUCED 3 /* cmc replay: diverged, or the violation did not come */
+/* Interrupted by the user's signal sig (SIGINT 130, SIGTERM 143, SIGHUP
+ * 129): the run is stored as interrupted and can be resumed. */
+#define TUI_EXIT_SIGNAL(sig) (128 + (sig))
 
 struct tui_cmd {
 	const char *name;
@@ -55,6 +58,9 @@ tui_report *tui_report_new(eng_frontend *fe);
 void tui_report_free(tui_report *r);
 eng_listener tui_report_listener(tui_report *r);
 size_t tui_report_violations(const tui_report *r);
+/* The run was stopped by the user's signal sig: --json says
+ * "interrupted": true and names it. */
+void tui_report_interrupted(tui_report *r, int sig);
 /* Summary for humans on stdout, or one JSON object with --json. */
 void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,
 		      const char *error, FILE *out);
@@ -81,5 +87,9 @@ int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result
 /* signals.c: SIGINT/SIGTERM stop the given search cleanly (NULL: none). */
 void tui_signals_stop(eng_search *s);
 bool tui_signals_caught(void);
+/* The user's signal that stopped the command (SIGINT, SIGTERM, SIGHUP), or
+ * 0; the command then exits 128 + it (TUI_EXIT_SIGNAL). */
+int tui_signals_which(void);
+const char *tui_signal_name(int sig);
 
 #endif

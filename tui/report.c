@@ -33,6 +33,7 @@ struct tui_report {
 	double *level_first_s;
 	size_t nlevels, levels_cap;
 	double t0;
+	int signal;             /* the user's signal that interrupted it, or 0 */
 };
 
 static void rep_state(void *ctx, const eng_state_info *s)
@@ -120,6 +121,8 @@ eng_listener tui_report_listener(tui_report *r)
 }
 
 size_t tui_report_violations(const tui_report *r) { return r->n; }
+
+void tui_report_interrupted(tui_report *r, int sig) { r->signal = sig; }
 
 struct show {
 	eng_frontend *fe;
@@ -209,6 +212,8 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 		st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0, st->collision_p,
 		st->complete ? "true" : "false", st->bounded ? "true" : "false",
 		st->stopped ? "true" : "false", st->out_of_memory ? "true" : "false");
+	fprintf(out, ", \"interrupted\": %s, \"signal\": ", r->signal ? "true" : "false");
+	tui_json_str(out, r->signal ? tui_signal_name(r->signal) : NULL);
 	fprintf(out, ", \"error\": ");
 	tui_json_str(out, error);
 	const char *note = frontend_note(r);
@@ -292,7 +297,10 @@ void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool
 		st->elapsed_s, st->states_per_s, st->transitions_per_s,
 		st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0);
 	fprintf(out, "expected probability of a fingerprint collision: %.3g\n", st->collision_p);
-	if (st->stopped)
+	if (r->signal)
+		fprintf(out, "interrupted by %s before the end: the counts are partial\n",
+			tui_signal_name(r->signal));
+	else if (st->stopped)
 		fprintf(out, "stopped before the end: the counts are partial\n");
 	else if (st->bounded)
 		fprintf(out, "bounded search: a depth or state bound cut it short\n");

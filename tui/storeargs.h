@@ -55,6 +55,8 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc);
+/* The run being written, or 0 (cs NULL: not stored). */
+int64_t tui_check_store_run(const struct tui_check_store *cs);
 /* status: complete / interrupted / violation / error.  Returns 0, or
  * TUI_EXIT_USAGE when the store failed (printed).  Frees cs. */
 int tui_check_store_end(struct tui_check_store *cs, const char *status, const eng_stats *st);
