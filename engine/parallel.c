@@ -449,6 +449,7 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		/* interrupted (eng_search_stop()): a stop, left whole for later */
 		if (!s->asked)
 			eng__fail(s, "cannot expand a state");
+		s->dropped = true;
 		return false;
 	}
 	const unsigned char *q = sl->buf, *end = sl->buf + sl->len;

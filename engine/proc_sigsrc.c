@@ -14,7 +14,9 @@
  *
  * The handler side only uses open/read/close and lock-free atomics
  * (async-signal-safe).  A sender that is gone before the handler looks
- * (reaped already: a /bin/kill) is taken for the user.
+ * (reaped already: a /bin/kill) is taken for the user; so the observation
+ * of an operation waits, before cmc kills or reaps anything of its
+ * target, until no such signal is pending or being handled.
  */
 #include <fcntl.h>
 #include <sched.h>
@@ -195,16 +197,28 @@ static bool take(pid_t pid, pid_t pgid, struct proc_obs *obs)
 	return false;
 }
 
-/* The signals cmc's handler looks at (tui/signals.c). */
+/* One of the signals cmc's handler looks at (tui/signals.c) is on its
+ * way: pending for the process, or in the handler now.  sigpending()
+ * cannot say (it reports blocked signals only): the process's shared
+ * pending set is ShdPnd in /proc/self/status, where kill() puts them. */
 static bool handler_pending(void)
 {
-	sigset_t set;
 	if (atomic_load(&in_handler))
 		return true;
-	if (sigpending(&set) != 0)
+	char buf[4096];
+	if (read_file(getpid(), "status", buf, sizeof buf) <= 0)
 		return false;
-	return sigismember(&set, SIGINT) == 1 || sigismember(&set, SIGTERM) == 1 ||
-	       sigismember(&set, SIGHUP) == 1;
+	const char *p = strstr(buf, "\nShdPnd:");
+	if (!p)
+		return false;
+	p += 9;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	unsigned long long mask = 0;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		mask = mask << 4 | (unsigned)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	unsigned long long want = 1ull << (SIGINT - 1) | 1ull << (SIGTERM - 1) | 1ull << (SIGHUP - 1);
+	return (mask & want) != 0;
 }
 
 void proc_signal_take(const struct proc_target *t, struct proc_obs *obs)

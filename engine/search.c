@@ -486,6 +486,7 @@ static int expand(eng_search *s, uint32_t id, uint32_t depth, const void *state,
 		eng__defer_drop(s);
 		if (!s->asked)
 			eng__fail(s, "cannot expand a state");
+		s->dropped = true;
 		return -1;
 	}
 	if (s->deferring && !eng__defer_admit(s, id, depth + 1))
@@ -594,7 +595,7 @@ out:
 	s->elapsed_before += eng_now() - s->t0;
 	s->t0 = 0;
 	update_stats(s);
-	s->st.complete = !s->failed && eng_queue_len(s->q) == 0 && !eng__pool_pending(s) &&
+	s->st.complete = !s->failed && !s->dropped && eng_queue_len(s->q) == 0 && !eng__pool_pending(s) &&
 			 !s->st.bounded &&
 			 (s->o.keep_going || s->st.violations == 0);
 	if (s->st.violations && !s->o.keep_going)

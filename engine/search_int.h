@@ -87,6 +87,9 @@ struct eng_search {
 	/* eng_search_stop() was called since the run began: a frontend that
 	 * fails now was interrupted, which stops the search, not fails it */
 	volatile sig_atomic_t asked;
+	/* an interrupted expansion was dropped: the frontier is not empty,
+	 * whatever the queue says, so the search is not complete */
+	bool dropped;
 
 	struct batched batch[BATCH];
 	size_t nbatch;

@@ -261,6 +261,8 @@ sqlite3_stmt *store_q(store *st, enum store_q q);
 void store_q_done(sqlite3_stmt *s);
 /* Record the database's error as store_error(), prefixed with what failed. */
 int store_fail(store *st, const char *what);
+/* space.c: runs.space of run, in the open transaction. */
+int store__space_write(store *st, int64_t run, const char *space);
 int store_exec_q(store *st, enum store_q q);
 void store_stmts_finalize(store *st);
 

@@ -105,4 +105,8 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE blobs ADD COLUMN pages BLOB;"
 	"CREATE TABLE pages(hash BLOB PRIMARY KEY,"
 	" data BLOB NOT NULL);",
+
+	/* 6: what decides the run's state space, for --resume (space.c).
+	 * Runs written before keep NULL: not checked. */
+	"ALTER TABLE runs ADD COLUMN space TEXT;",
 };

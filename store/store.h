@@ -29,7 +29,7 @@
 
 #include "cmc.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_DEFAULT_PATH "cmc.db"
 
 typedef struct store store;
@@ -66,6 +66,8 @@ typedef struct store_run_info {
 	const char *const *actions; /* operation names (for "never taken"); may be NULL */
 	unsigned n_actions;
 	int64_t resumed_from;      /* run this one continues, or 0 */
+	const char *space;         /* what decides its state space (runs.space,
+	                            * opaque here); may be NULL */
 } store_run_info;
 
 /* Begins a run marked 'running'; returns its id, or -1. */
@@ -75,6 +77,11 @@ int64_t store_run_begin(store *st, const store_run_info *info);
  * `stop` when non-NULL, and store_failed() becomes true. */
 void store_listener(store *st, eng_search *stop, eng_listener *out);
 bool store_failed(const store *st);
+/* runs.space of a run (space.c): malloc'd text, or NULL when the run has
+ * none (written before it was kept, or by another command). */
+char *store_run_space(store *st, int64_t run);
+/* Replace it; not while a run is being written.  0, or -1. */
+int store_run_set_space(store *st, int64_t run, const char *space);
 /* status: "complete", "interrupted", "violation" or "error".  Commits. */
 int store_run_end(store *st, const char *status, const eng_stats *final);
 /* Make everything the listener was handed so far readable (other handles

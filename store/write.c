@@ -520,6 +520,8 @@ int64_t store_run_begin(store *st, const store_run_info *in)
 	}
 	st->run = sqlite3_last_insert_rowid(st->db);
 	st->pred_on = true; /* Q_RUN_INSERT marks the run's pred_index */
+	if (in->space && store__space_write(st, st->run, in->space) < 0)
+		goto fail;
 	for (unsigned i = 0; i < in->n_actions; i++) {
 		int64_t lid = label_id(st, in->actions[i]);
 		sqlite3_stmt *a = store_q(st, Q_RUN_ACTION);

@@ -11,7 +11,88 @@
 struct tui_check_store {
 	store *st;
 	int64_t run;
+	bool forced;            /* resumed with another state space (--force) */
 };
+
+/* The value of key in a space text ("key=value" lines), or NULL. */
+static const char *space_get(const char *space, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = space; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n > kl && p[kl] == '=' && strncmp(p, key, kl) == 0) {
+			*len = n - kl - 1;
+			return p + kl + 1;
+		}
+		p = nl ? nl + 1 : p + n;
+	}
+	return NULL;
+}
+
+/* How the user names a space key. */
+static const char *space_option(const char *key)
+{
+	static const struct { const char *key, *opt; } names[] = {
+		{"depth", "--max-depth (or the scenario's depth)"},
+		{"states", "--max-states (or the scenario's states)"},
+		{"keep-going", "--keep-going"},
+		{"deadlock", "--no-deadlock"},
+		{"source", "the scenario or model text (its hash)"},
+		{"set:hash", "--hash"}, {"set:merge", "--merge"}, {"set:timeout", "--timeout"},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(key, names[i].key) == 0)
+			return names[i].opt;
+	return key;
+}
+
+/* Say how one key differs; true when it does. */
+static bool space_differs(const char *old, const char *now, const char *key, int64_t run)
+{
+	size_t ol = 0, nl = 0;
+	const char *ov = space_get(old, key, &ol), *nv = space_get(now, key, &nl);
+	if ((!ov && !nv) || (ov && nv && ol == nl && memcmp(ov, nv, ol) == 0))
+		return false;
+	const char *opt = space_option(key);
+	fprintf(stderr, "cmc check: --resume %lld: %s%s differs: the run had ", (long long)run,
+		strncmp(key, "set:", 4) == 0 && opt == key ? "--set " : "",
+		opt == key && strncmp(key, "set:", 4) == 0 ? key + 4 : opt);
+	if (ov)
+		tui_escape(stderr, ov, ol, 200);
+	else
+		fputs("(its default)", stderr);
+	fputs(", this command has ", stderr);
+	if (nv)
+		tui_escape(stderr, nv, nl, 200);
+	else
+		fputs("(its default)", stderr);
+	fputc('\n', stderr);
+	return true;
+}
+
+/* Compare every key of either space; the number that differ. */
+static int space_compare(const char *old, const char *now, int64_t run)
+{
+	int bad = 0;
+	const char *texts[2] = {old, now};
+	for (int k = 0; k < 2; k++)
+		for (const char *p = texts[k]; p && *p;) {
+			const char *nl = strchr(p, '\n'), *eq = strchr(p, '=');
+			size_t n = nl ? (size_t)(nl - p) : strlen(p);
+			if (eq && eq < p + n && (size_t)(eq - p) < 64) {
+				char key[64];
+				memcpy(key, p, (size_t)(eq - p));
+				key[eq - p] = 0;
+				size_t dummy;
+				/* each key once: from the old text, or new in this one */
+				if (strcmp(key, "forced") != 0 && (k == 0 || !space_get(old, key, &dummy)))
+					bad += space_differs(old, now, key, run);
+			}
+			p = nl ? nl + 1 : p + n;
+		}
+	return bad;
+}
 
 /* The command line as one text, for runs.options. */
 static char *join_args(int argc, char **argv)
@@ -27,7 +108,7 @@ static char *join_args(int argc, char **argv)
 }
 
 struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, size_t raw_cap,
-					      const char *resume,
+					      const char *resume, const char *space, bool force,
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc)
@@ -72,6 +153,40 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 			fprintf(stderr, "cmc check: --resume continues breadth-first runs only\n");
 			goto fail;
 		}
+		/* The run must go on in the state space it began in: other
+		 * bounds, identities or text would mix two searches in one
+		 * run and report it complete. */
+		char *old = store_run_space(st, run);
+		size_t dummy;
+		if (!old) {
+			fprintf(stderr, "cmc check: --resume %lld: the run does not record its options"
+				" (written by an older cmc): they are not checked\n", (long long)run);
+		} else if (space_compare(old, space, run)) {
+			if (!force) {
+				fprintf(stderr, "cmc check: --resume %lld: these change the state space;"
+					" resume with the run's options, or add --force (the run is then"
+					" reported bounded, never complete)\n", (long long)run);
+				free(old);
+				goto fail;
+			}
+			cs->forced = true;
+		}
+		if (old && space_get(old, "forced", &dummy))
+			cs->forced = true;
+		free(old);
+		if (cs->forced) {
+			size_t n = strlen(space ? space : "") + 16;
+			char *sp = eng_xmalloc(n);
+			snprintf(sp, n, "%s%sforced=1", space ? space : "", space && *space ? "\n" : "");
+			int bad = store_run_set_space(st, run, sp);
+			free(sp);
+			if (bad) {
+				fprintf(stderr, "cmc check: %s\n", store_error(st));
+				goto fail;
+			}
+			fprintf(stderr, "cmc check: --resume %lld --force: the run goes on with these"
+				" options and is reported bounded\n", (long long)run);
+		}
 		store_resume r;
 		if (store_resume_prepare(st, run, &r) != 0) {
 			fprintf(stderr, "cmc check: --resume: %s\n", store_error(st));
@@ -106,6 +221,7 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 			.order = o->order == ENG_DFS ? "dfs" : "bfs",
 			.actions = acts,
 			.n_actions = na,
+			.space = space,
 		};
 		cs->run = store_run_begin(st, &info);
 		free(text);
@@ -125,6 +241,8 @@ fail:
 	*rc = TUI_EXIT_USAGE;
 	return NULL;
 }
+
+bool tui_check_store_forced(const struct tui_check_store *cs) { return cs && cs->forced; }
 
 int64_t tui_check_store_run(const struct tui_check_store *cs) { return cs ? cs->run : 0; }
 

@@ -12,12 +12,13 @@
 #include "opts.h"
 #include "proc.h"
 #include "storeargs.h"
+#include "util.h"
 
 extern const struct tui_cmd tui_cmd_check;
 
 enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
        O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS, O_EXEC,
-       O_RAWCAP };
+       O_RAWCAP, O_FORCE };
 
 static const struct option check_longopts[] = {
 	{"json", no_argument, NULL, O_JSON},
@@ -38,13 +39,14 @@ static const struct option check_longopts[] = {
 	{"raw-cap", required_argument, NULL, O_RAWCAP},
 	{"resume", required_argument, NULL, O_RESUME},
 	{"exec", required_argument, NULL, O_EXEC},
+	{"force", no_argument, NULL, O_FORCE},
 	{0, 0, 0, 0},
 };
 
 struct check_args {
 	bool json;
 	const char *db, *resume; /* the store: tui/checkstore.c */
-	bool no_store;
+	bool no_store, force;
 	size_t raw_cap;       /* store_opts.raw_cap; 0: the store's default */
 	int order;            /* -1: as the scenario says */
 	uint64_t max_depth, max_states, mem, jobs;
@@ -121,6 +123,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 			break;
 		}
 		case O_RESUME: a->resume = optarg; break;
+		case O_FORCE: a->force = true; break;
 		case O_SET: {
 			char *eq = strchr(optarg, '=');
 			if (!eq || eq == optarg)
@@ -138,6 +141,33 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 								     : "one model or scenario at a time");
 	a->target = argv[optind];
 	return 0;
+}
+
+/* runs.space (tui/checkstore.c): what decides the state space, resolved
+ * (the scenario's bounds with the command line's over them).  The
+ * executor is not part of it: both explore the same space. */
+static char *check_space(const struct check_args *a, const eng_opts *o)
+{
+	char *text = tui_target_text(a->target);
+	char hex[33];
+	eng_fp_hex(eng_fp_of(text ? text : "", text ? strlen(text) : 0), hex);
+	free(text);
+	size_t n = 256;
+	for (int i = 0; i < a->nov; i++)
+		n += strlen(a->ov_key[i]) + strlen(a->ov_val[i]) + 8;
+	char *sp = eng_xmalloc(n), *p = sp;
+	p += sprintf(p, "depth=%u\nstates=%llu\nkeep-going=%d\ndeadlock=%d\nsource=%s", o->max_depth,
+		     (unsigned long long)o->max_states, o->keep_going, o->check_deadlock, hex);
+	for (int i = 0; i < a->nov; i++) {
+		const char *k = a->ov_key[i];
+		if (!strcmp(k, "exec") || !strcmp(k, "depth") || !strcmp(k, "states"))
+			continue;
+		p += sprintf(p, "\nset:%s=", k);
+		for (const char *v = a->ov_val[i]; *v; v++)
+			*p++ = *v == '\n' ? ' ' : *v;
+		*p = 0;
+	}
+	return sp;
 }
 
 static int check_exec(int argc, char **argv)
@@ -204,8 +234,10 @@ static int check_exec(int argc, char **argv)
 	l = tui_progress_listener();
 	eng_search_listen(s, &l);
 	tui_signals_stop(s);
-	struct tui_check_store *cs = tui_check_store_begin(a.db, a.no_store, a.raw_cap, a.resume, s, fe, a.target,
-							   &o, argc, argv, &rc);
+	char *space = check_space(&a, &o);
+	struct tui_check_store *cs = tui_check_store_begin(a.db, a.no_store, a.raw_cap, a.resume, space,
+							   a.force, s, fe, a.target, &o, argc, argv, &rc);
+	free(space);
 	if (rc) {
 		tui_signals_stop(NULL);
 		tui_report_free(rep);
@@ -216,7 +248,13 @@ static int check_exec(int argc, char **argv)
 
 	/* a signal while the store was being prepared: nothing more to do */
 	int run = tui_signals_caught() ? 0 : eng_search_run(s);
-	const eng_stats *st = eng_search_stats(s);
+	eng_stats stats = *eng_search_stats(s);
+	const eng_stats *st = &stats;
+	if (tui_check_store_forced(cs)) {
+		/* parts of it were searched with other options (--force) */
+		stats.bounded = true;
+		stats.complete = false;
+	}
 	const char *error = run < 0 ? eng_search_error(s) : NULL;
 	int sig = error ? 0 : tui_signals_which();
 	tui_report_interrupted(rep, sig);
@@ -269,6 +307,9 @@ const struct tui_cmd tui_cmd_check = {
 		"  --no-store          do not store the run\n"
 		"  --raw-cap SIZE      bytes of each raw snapshot the store keeps (default 1M;\n"
 		"                      0: none); the fingerprint covers the whole window\n"
-		"  --resume RUN        continue an interrupted breadth-first run of the same target\n",
+		"  --resume RUN        continue an interrupted breadth-first run of the same target,\n"
+		"                      with the options that decide its state space\n"
+		"  --force             --resume even though those options differ (the run is then\n"
+		"                      reported bounded)\n",
 	.exec = check_exec,
 };

@@ -50,11 +50,16 @@ void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max, bool json);
  */
 struct tui_check_store;
 /* raw_cap: store_opts.raw_cap (--raw-cap; 0: the store's default). */
+/* space: what decides the state space (runs.space, one key=value a line);
+ * resuming, a stored space that differs is refused with exit 2, naming
+ * each option and both values, unless force: the run then goes on and
+ * tui_check_store_forced() is true (report it bounded). */
 struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, size_t raw_cap,
-					      const char *resume,
+					      const char *resume, const char *space, bool force,
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc);
+bool tui_check_store_forced(const struct tui_check_store *cs);
 /* The run being written, or 0 (cs NULL: not stored). */
 int64_t tui_check_store_run(const struct tui_check_store *cs);
 /* status: complete / interrupted / violation / error.  Returns 0, or

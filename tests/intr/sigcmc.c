@@ -3,6 +3,10 @@
  * on request.  Each line is a command, answered with one line (write(2)):
  *
  *   inc        counter += 1                                  -> OK
+ *   set K      set bit K of `bits`                           -> OK
+ *   poke       append a line to the file $SIGCMC_POKE names, so the test
+ *              learns that the search has begun and signals cmc itself,
+ *              as the user would                             -> OK
  *   sig N      send signal N to cmc, found as the nearest ancestor whose
  *              command name is "cmc" (getppid() is virtualised by the
  *              preload, so it walks /proc/PID/stat), then    -> SENT
@@ -21,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-unsigned long counter;
+unsigned long counter, bits;
 
 static void say(const char *s)
 {
@@ -97,6 +101,17 @@ int main(void)
 		int sig;
 		if (strcmp(line, "inc") == 0) {
 			counter++;
+			say("OK\n");
+		} else if (sscanf(line, "set %d", &sig) == 1 && sig >= 0 && sig < 64) {
+			bits |= 1ul << sig;
+			say("OK\n");
+		} else if (strcmp(line, "poke") == 0) {
+			const char *f = getenv("SIGCMC_POKE");
+			int fd = f ? open(f, O_WRONLY | O_APPEND | O_CREAT, 0644) : -1;
+			if (fd >= 0) {
+				(void)!write(fd, "poke\n", 5);
+				close(fd);
+			}
 			say("OK\n");
 		} else if (sscanf(line, "sig %d", &sig) == 1) {
 			send_sig(sig);

@@ -1,0 +1,127 @@
+#!/bin/sh
+# t6500-interrupt.sh — an interrupted run is a state of the run, not an
+# error: SIGINT, SIGTERM or SIGHUP from the user stores what was found,
+# marks the run `interrupted`, exits 128 + the signal, and `cmc check
+# --resume RUN` ends with the counts of an uninterrupted run, under both
+# executors and with one or two jobs.  --resume refuses options that change
+# the state space (exit 2, naming the option and both values) unless
+# --force, which marks the run bounded.  A target that signals cmc is a
+# fault of that target (`signal`), not an interruption.
+#
+# The signal is sent by this script, as a user would, once the target has
+# run a `poke` operation (it appends to a file): the search has begun, and
+# the point is chosen by progress, never by time.
+. "$(dirname "$0")/test-lib.sh"
+
+H=$CMC_TOP/$B/tests-helpers/sigcmc
+[ -x "$H" ] || { skip "interrupts" "no $H (make builds it)"; done_testing; exit; }
+
+# 8 once-operations that each set a bit, and one that pokes: every subset,
+# 2^9 = 512 states; long enough that the run is still going when the poke
+# (at depth 2) has been answered and the signal arrives.
+{
+	echo "target $H"
+	echo "env SIGCMC_POKE=$T/poked"
+	printf '%s\n' 'op "poke" "poke\n" once'
+	for k in 0 1 2 3 4 5 6 7; do printf 'op "b%s" "set %s\\n" once\n' $k $k; done
+	echo 'hash raw'
+	echo 'raw segments'
+} >bits.scn
+counts() { for k in distinct generated transitions depth; do printf '%s ' "$(json_get "$1" $k)"; done; }
+field() { # db key: of run 1
+	"$CMC" runs --db "$1" --json 2>/dev/null | sed -n "s/.*\"id\": 1,.*\"$2\": \"*\([^,\"]*\)\"*,.*/\1/p" | head -n 1
+}
+
+"$CMC" check --exec replay --jobs 1 bits.scn --no-store --json >ref.json 2>ref.err
+[ -s ref.json ] || sed "s/^/# /" ref.err | head -5
+is "the uninterrupted run has 512 states" "$(json_get ref.json distinct)" 512
+want=$(counts ref.json)
+
+# interrupt EXEC JOBS SIGNAL CODE
+interrupt() {
+	ex=$1 j=$2 sig=$3 code=$4 db=i-$1-$2-$3.db name="$3 under $1, --jobs $2"
+	rm -f poked
+	"$CMC" check --exec $ex --jobs $j bits.scn --db $db --json >int.json 2>int.err &
+	pid=$!
+	i=0
+	while [ ! -s poked ] && [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	kill -$sig $pid 2>/dev/null
+	wait $pid
+	is "$name: exits $code" "$?" "$code"
+	is "$name: the run is marked interrupted" "$(field $db status)" interrupted
+	is "$name: --json says interrupted" "$(json_get int.json interrupted)" true
+	is "$name: ... and names the signal" "$(json_get int.json signal)" "SIG$sig"
+	is "$name: no error" "$(json_get int.json error)" null
+	ok "$name: it says how to resume" grep -q "cmc check --resume 1" int.err
+	n=$(json_get int.json distinct)
+	ok "$name: it stopped before the end ($n states)" test "${n:-512}" -lt 512
+	"$CMC" check --exec $ex --jobs $j bits.scn --db $db --resume 1 --json >res.json 2>res.err
+	is "$name: --resume ends cleanly" "$?" 0
+	is "$name: ... with the uninterrupted run's counts" "$(counts res.json)" "$want"
+	is "$name: ... and the run is complete" "$(field $db status)" complete
+	is "$name: ... and stored every state" "$(field $db stored_states)" 512
+}
+interrupt replay 1 INT 130
+interrupt fork 2 TERM 143
+interrupt fork 1 HUP 129
+interrupt replay 2 INT 130
+
+# ---- --resume with other options ----------------------------------------
+rm -f poked
+"$CMC" check --exec fork --jobs 1 bits.scn --db o.db --json >int.json 2>int.err &
+pid=$!
+i=0
+while [ ! -s poked ] && [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do sleep 0.01; i=$((i + 1)); done
+kill -INT $pid 2>/dev/null
+wait $pid
+is "options: interrupted" "$(field o.db status)" interrupted
+"$CMC" check --exec fork bits.scn --db o.db --resume 1 --max-depth 3 >/dev/null 2>err.txt
+is "--resume with a smaller --max-depth is refused" "$?" 2
+ok "... naming the option and both values" grep -q -- "--max-depth.*had 0.*has 3" err.txt
+is "... and the run is still interrupted" "$(field o.db status)" interrupted
+"$CMC" check --exec fork bits.scn --db o.db --resume 1 --hash canonical >/dev/null 2>err.txt
+is "--resume with another --hash is refused" "$?" 2
+ok "... naming it" grep -q -- "--hash differs" err.txt
+# the executor is no part of the state space
+"$CMC" check --exec replay bits.scn --db o.db --resume 1 --max-depth 3 --force --json >f.json 2>err.txt
+is "--force resumes anyway" "$?" 0
+is "... and the run is reported bounded" "$(json_get f.json bounded)" true
+is "... not complete" "$(json_get f.json complete)" false
+is "... in the store too" "$(field o.db bounded)" true
+ok "... and never 'the whole state space was explored'" \
+	sh -c "'$CMC' check --exec fork bits.scn --no-store | grep -q 'whole state space'"
+not_ok "... (which its human summary does not say)" \
+	sh -c "'$CMC' runs --db o.db | grep -q 'whole state space'"
+
+# ---- a target that signals cmc -------------------------------------------
+# sig: the target itself; child: a process it forked.
+for how in sig child; do
+	for S in 15 2 1; do
+		{
+			echo "target $H"
+			printf '%s\n' 'op "b0" "set 0\n" once' 'op "b1" "set 1\n" once'
+			printf 'op "kill" "%s %s\\n" once\n' $how $S
+			echo 'hash raw'
+			echo 'raw segments'
+		} >t.scn
+		for ex in replay fork; do
+			for j in 1 2; do
+				name="a target's $how $S to cmc ($ex, --jobs $j)"
+				"$CMC" check --exec $ex --jobs $j t.scn --db t-$ex.db --json >t.json 2>t.err
+				is "$name: a violation, exit 1" "$?" 1
+				is "$name: ... of the signal fault" "$(first_violation t.json property)" signal
+				is "$name: ... on the trace that sent it" "$(first_violation t.json trace)" '"kill"'
+				is "$name: not an interruption" "$(json_get t.json interrupted)" false
+			done
+		done
+	done
+done
+"$CMC" check --exec fork --keep-going t.scn --db t-k.db --json >t.json 2>t.err
+is "--keep-going goes on past a target's signal: exit 1" "$?" 1
+is "... every state explored (2^3)" "$(json_get t.json distinct)" 8
+is "... a violation for each kill" "$(grep -o '"property": "signal"' t.json | wc -l | tr -d ' ')" 4
+is "... the run is a violation, not interrupted" "$(field t-k.db status)" violation
+done_testing
