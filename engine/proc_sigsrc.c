@@ -16,7 +16,11 @@
  * (async-signal-safe).  A sender that is gone before the handler looks
  * (reaped already: a /bin/kill) is taken for the user; so the observation
  * of an operation waits, before cmc kills or reaps anything of its
- * target, until no such signal is pending or being handled.
+ * target, until no such signal is pending or being handled.  What it
+ * cannot see is a signal another thread has taken from the queue but not
+ * yet begun to handle: then the operation has no fault, and the signal,
+ * if its sender is gone by the time it is looked at, reads as the
+ * user's (rare; seen under the sanitizers' slower threads).
  */
 #include <fcntl.h>
 #include <sched.h>
