@@ -48,8 +48,12 @@ static int sp[2] = {-1, -1};
 
 static void through_socket(enum proc_snap_phase ph, const uint8_t *p, size_t n, unsigned nfds)
 {
-	if (sp[0] < 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-		return;
+	if (sp[0] < 0) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+			return;
+		int one = 1; /* as cmc's end: the sender's pid comes with each */
+		setsockopt(sp[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+	}
 	int lowest = dup(0); /* the lowest free fd now */
 	close(lowest);
 	int fds[3];
@@ -75,7 +79,9 @@ static void through_socket(enum proc_snap_phase ph, const uint8_t *p, size_t n, 
 		return; /* (longer than the socket takes) */
 	struct cmc_snap_msg m;
 	const char *why = NULL;
-	int r = proc_snap_recv(sp[0], ph, &m, &why);
+	pid_t from = -1;
+	int r = proc_snap_recv(sp[0], ph, &m, &why, &from);
+	assert(r != 1 || from == getpid()); /* the kernel's word, not the message's */
 	const char *why2 = NULL;
 	size_t len = n > sizeof m + 1 ? sizeof m + 1 : n;
 	unsigned k = proc_snap_check(ph, p, len, n > sizeof m ? MSG_TRUNC : 0, nfds, &why2);
@@ -93,7 +99,7 @@ static void through_socket(enum proc_snap_phase ph, const uint8_t *p, size_t n, 
 	close(now);
 	assert(now == lowest);
 	struct cmc_snap_msg rest;
-	assert(proc_snap_recv(sp[0], ph, &rest, &why) == 0);
+	assert(proc_snap_recv(sp[0], ph, &rest, &why, NULL) == 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
