@@ -38,9 +38,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -161,24 +163,94 @@ static const char *scratch_base(void)
 	return access("/dev/shm", W_OK | X_OK) == 0 ? "/dev/shm" : "/tmp";
 }
 
+/*
+ * Is the cmc that made cmc-cwd.PID-* gone?  Each cmc holds an exclusive
+ * flock on cmc-cwd.PID.lock beside its copies for as long as it runs
+ * (hold_lock()); the kernel drops it when that cmc ends, however it ends.
+ * A lock that can be taken is a dead owner's, whatever pid namespace
+ * either cmc is in: kill(pid, 0) cannot tell that (a cmc in a namespace of
+ * its own sees no other, and swept live cmcs' copies from under their
+ * targets: "cannot execute target: No such file or directory").  Copies
+ * without a lock file (made by a cmc before this) are its when the pid is
+ * not running here.  *lockfd: the taken lock, to be closed once the
+ * copies are gone (then the file is removed first).
+ */
+static bool owner_gone(const char *base, int pid, int *lockfd)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/cmc-cwd.%d.lock", base, pid);
+	*lockfd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (*lockfd < 0)
+		return errno == ENOENT && kill(pid, 0) < 0 && errno == ESRCH;
+	if (flock(*lockfd, LOCK_EX | LOCK_NB) == 0)
+		return true;
+	close(*lockfd);
+	*lockfd = -1;
+	return false;
+}
+
 static void sweep_once(void)
 {
 	const char *base = scratch_base();
 	DIR *d = opendir(base);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		int pid = 0, n = 0;
+		int pid = 0, n = 0, lockfd = -1;
+		char path[PATH_MAX];
+		if (sscanf(e->d_name, "cmc-cwd.%d.lock%n", &pid, &n) >= 1 && n > 0 && !e->d_name[n] &&
+		    pid > 0 && pid != (int)getpid()) {
+			/* a lock nobody holds: its cmc is gone (its copies are
+			 * then found by name: no lock file, a pid not running) */
+			snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+			int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+			if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+				unlink(path);
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		n = 0;
 		if (sscanf(e->d_name, "cmc-cwd.%d-%*6[A-Za-z0-9]%n", &pid, &n) < 1 || n == 0 ||
 		    e->d_name[n] || pid <= 0 || pid == (int)getpid())
 			continue;
-		if (kill(pid, 0) < 0 && errno == ESRCH) {
-			char path[PATH_MAX];
+		if (owner_gone(base, pid, &lockfd)) {
 			snprintf(path, sizeof path, "%s/%s", base, e->d_name);
 			rm_tree(path);
 		}
+		if (lockfd >= 0)
+			close(lockfd);
 	}
 	if (d)
 		closedir(d);
+}
+
+static void drop_lock(void)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/cmc-cwd.%d.lock", scratch_base(), (int)getpid());
+	unlink(path);
+}
+
+/* This cmc's lock (owner_gone()): taken once, held until it ends; never
+ * inherited by a target (close-on-exec, and a forked child's copy of the
+ * descriptor shares the lock but ends with the child's exec). */
+static void hold_lock(void)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s/cmc-cwd.%d.lock", scratch_base(), (int)getpid());
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		atexit(drop_lock); /* fd itself is held for cmc's lifetime */
+}
+
+static void sweep_and_lock(void)
+{
+	sweep_once();
+	hold_lock();
 }
 
 /* ---- the contract ------------------------------------------------------ */
@@ -186,12 +258,12 @@ static void sweep_once(void)
 /*
  * A cmc killed outright (SIGKILL) leaves its copies: each is named after
  * its cmc's pid (cmc-cwd.PID-XXXXXX), and the first target a cmc starts
- * removes those of cmcs no longer running.
+ * removes those of cmcs no longer running (owner_gone()).
  */
 static void sweep(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, sweep_once);
+	pthread_once(&once, sweep_and_lock);
 }
 
 struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err, size_t errlen)

@@ -79,4 +79,21 @@ wait "$cpid" 2>/dev/null
 ok "a cmc killed outright leaves its copy" test "$(ls -A tmp | wc -l)" -gt 0
 "$CMC" check --exec fork --no-store f.scn >f.out 2>&1
 is "... which the next cmc removes" "$(ls -A tmp | wc -l)" 0
+# A cmc that sees no other (in a pid namespace of its own) must not take a
+# running cmc's copies for a dead one's: they were swept from under its
+# targets ("cannot execute target: No such file or directory").
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	"$CMC" check --no-store hang.scn >/dev/null 2>&1 &
+	cpid=$!
+	timeout 20 sh -c 'read x <ready'
+	unshare --pid --fork --mount-proc "$CMC" check --exec fork --no-store f.scn >f.out 2>&1
+	is "a cmc in another pid namespace runs" "$?" 0
+	ok "... and leaves a running cmc's copy alone" sh -c "ls -d tmp/cmc-cwd.$cpid-* >/dev/null 2>&1"
+	kill -KILL "$cpid"
+	wait "$cpid" 2>/dev/null
+	"$CMC" check --exec fork --no-store f.scn >f.out 2>&1
+	is "... which is removed once that cmc is gone" "$(ls -A tmp | wc -l)" 0
+else
+	skip "sweeping from another pid namespace" "unshare --pid is refused here (not root?)"
+fi
 done_testing
