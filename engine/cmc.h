@@ -20,6 +20,7 @@
 #ifndef CMC_ENGINE_H
 #define CMC_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -377,6 +378,9 @@ typedef struct eng_sim_opts {
 	uint32_t depth;            /* steps per walk */
 	uint64_t seed;
 	bool keep_going;
+	/* Nonzero (set by a signal handler, say): stop after the step in
+	 * progress; the stats say stopped, not complete.  NULL: never. */
+	const volatile sig_atomic_t *stop;
 } eng_sim_opts;
 
 /* Random walks: the same seed gives the same walks.  Violations go to the

@@ -19,6 +19,12 @@ static uint64_t splitmix(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+/* The caller's stop flag is set (eng_sim_opts.stop). */
+static bool asked_to_stop(const eng_sim_opts *o)
+{
+	return o->stop && *o->stop;
+}
+
 struct cand {
 	char *label;
 	void *state;
@@ -127,7 +133,7 @@ int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls
 	eng_trace walk = {0};
 	size_t walk_cap = 0;
 
-	for (uint64_t w = 0; w < o->walks && !stop; w++) {
+	for (uint64_t w = 0; w < o->walks && !stop && !asked_to_stop(o); w++) {
 		uint64_t rng = o->seed * 0x100000001b3ULL + w;
 		for (size_t i = 0; i < walk.len; i++)
 			free(walk.labels[i]);
@@ -150,7 +156,7 @@ int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls
 		size_t len = cur.len;
 		bool terminal = cur.terminal;
 		uint32_t steps = 1;
-		while (!stop && !terminal && steps < (o->depth ? o->depth : 100)) {
+		while (!stop && !asked_to_stop(o) && !terminal && steps < (o->depth ? o->depth : 100)) {
 			clear(&m);
 			if (fe->ops->next(fe, state, len, sim_cb, &m) < 0) {
 				rc = -1;
@@ -222,6 +228,9 @@ int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls
 	st->transitions_per_s = st->elapsed_s > 0 ? st->transitions / st->elapsed_s : 0;
 	st->set_bytes = fpset_bytes(m.seen);
 	st->complete = rc == 0 && !stop;
+	st->stopped = asked_to_stop(o);
+	if (st->stopped)
+		st->complete = false;
 	fpset_free(m.seen);
 	for (size_t i = 0; i < nls; i++)
 		if (ls[i].on_done)

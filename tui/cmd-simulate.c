@@ -1,6 +1,9 @@
 /*
  * cmd-simulate.c — `cmc simulate`: seeded random walks, for state spaces too
- * large to exhaust.  The same seed gives the same walks.
+ * large to exhaust.  The same seed gives the same walks.  Nothing is
+ * stored.  Exit 0, 1 on a violation, 2 on an error, 128 + the signal when
+ * the user's SIGINT, SIGTERM or SIGHUP stopped it (the targets are killed
+ * and what was found is reported).
  */
 #include <getopt.h>
 #include <string.h>
@@ -23,7 +26,7 @@ static const struct option sim_longopts[] = {
 
 static int sim_exec(int argc, char **argv)
 {
-	eng_sim_opts so = {100, 100, 1, false};
+	eng_sim_opts so = {.walks = 100, .depth = 100, .seed = 1};
 	bool json = false;
 	uint64_t v;
 	int c;
@@ -65,12 +68,23 @@ static int sim_exec(int argc, char **argv)
 	tui_report *rep = tui_report_new(fe);
 	eng_listener ls[2] = {tui_report_listener(rep), tui_progress_listener()};
 	eng_stats st;
+	/* SIGINT, SIGTERM, SIGHUP: the walks stop after the step in progress
+	 * (a process target's wait returns at once); a target's own signal
+	 * is its fault (tui/signals.c). */
+	tui_signals_stop(NULL);
+	so.stop = tui_signals_flag();
 	int rc = eng_simulate(fe, &so, ls, 2, &st);
+	int sig = tui_signals_which();
 	const char *error = NULL;
-	if (rc < 0)
+	if (rc < 0 && !sig) /* an interrupted target's op fails: not an error */
 		error = fe->ops->last_error ? fe->ops->last_error(fe) : "the frontend failed";
+	tui_report_interrupted(rep, sig);
 	tui_report_print(rep, &st, target, json, error, stdout);
-	rc = error ? TUI_EXIT_USAGE : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
+	rc = error ? TUI_EXIT_USAGE : sig ? TUI_EXIT_SIGNAL(sig)
+	   : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
+	if (sig)
+		fprintf(stderr, "cmc simulate: interrupted by %s after %llu steps, %llu states (nothing is stored)\n",
+			tui_signal_name(sig), (unsigned long long)st.transitions, (unsigned long long)st.distinct);
 	tui_report_free(rep);
 	fe->ops->destroy(fe);
 	return rc;

@@ -84,9 +84,12 @@ extern FILE *tui_stderr_raw;
 int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result *r,
 		       const char *expect, char *buf, size_t len);
 
-/* signals.c: SIGINT/SIGTERM stop the given search cleanly (NULL: none). */
+/* signals.c: SIGINT/SIGTERM/SIGHUP stop the given search cleanly (NULL:
+ * no search; the handler is installed all the same: simulate, replay). */
 void tui_signals_stop(eng_search *s);
 bool tui_signals_caught(void);
+/* Nonzero once the user's signal arrived (eng_sim_opts.stop). */
+const volatile sig_atomic_t *tui_signals_flag(void);
 /* The user's signal that stopped the command (SIGINT, SIGTERM, SIGHUP), or
  * 0; the command then exits 128 + it (TUI_EXIT_SIGNAL). */
 int tui_signals_which(void);

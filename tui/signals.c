@@ -1,7 +1,9 @@
 /*
  * signals.c — SIGINT, SIGTERM and SIGHUP from the user stop a running
- * search cleanly: the handler only raises the engine's stop flag; the
- * command then finishes its report, marks its stored run interrupted,
+ * search cleanly: the handler only raises the engine's stop flag (for
+ * `simulate`, eng_sim_opts.stop = tui_signals_flag(); for `replay`, none:
+ * its wait for the target returns, proc_interrupt()); the command then
+ * finishes its report, marks its stored run interrupted,
  * closes its store, destroys the frontend (which kills its targets) and
  * exits 128 + the signal.  A second such signal exits at once.
  *
@@ -52,6 +54,8 @@ void tui_signals_stop(eng_search *s)
 }
 
 bool tui_signals_caught(void) { return sig_count > 0; }
+
+const volatile sig_atomic_t *tui_signals_flag(void) { return &sig_count; }
 
 int tui_signals_which(void) { return sig_count > 0 ? (int)sig_first : 0; }
 
