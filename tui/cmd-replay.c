@@ -13,6 +13,10 @@
  * state and `expect PROPERTY` names the violation the trace should end in;
  * then one label per line, optionally a tab and its 32-hex fingerprint, and
  * optionally a tab, the raw and a tab, the canonical fingerprint.
+ *
+ * The user's SIGINT, SIGTERM or SIGHUP stops it: the steps seen so far are
+ * shown, the targets killed, and it exits 128 + the signal (nothing is
+ * stored).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -280,6 +284,7 @@ struct replay_args {
 	const eng_replay_result *res;
 	int code;
 	const char *verdict;
+	int signal;             /* the user's signal that interrupted it, or 0 */
 };
 
 static void print_human(const struct replay_args *a)
@@ -394,8 +399,11 @@ static void print_json(const struct replay_args *a)
 	static const char *const verdicts[] = {"ok", "violation", "error", "not_reproduced"};
 	printf("{\"target\": ");
 	tui_json_str(stdout, a->target);
-	printf(", \"steps\": %zu, \"replayed\": %zu, \"verdict\": \"%s\", \"exit\": %d, \"message\": ",
-	       a->t->len, res->taken, verdicts[a->code], a->code);
+	printf(", \"steps\": %zu, \"replayed\": %zu, \"verdict\": \"%s\", \"exit\": %d, "
+	       "\"interrupted\": %s, \"signal\": ", a->t->len, res->taken,
+	       a->signal ? "interrupted" : verdicts[a->code], a->code, a->signal ? "true" : "false");
+	tui_json_str(stdout, a->signal ? tui_signal_name(a->signal) : NULL);
+	fputs(", \"message\": ", stdout);
 	tui_json_str(stdout, a->verdict);
 	fputs(", \"expect\": ", stdout);
 	tui_json_str(stdout, a->rec->expect);
@@ -554,11 +562,15 @@ static int replay_exec(int argc, char **argv)
 	struct run r2 = {NULL, 0};
 	eng_replay_result res, res2;
 	o.ctx = &r1;
+	/* SIGINT, SIGTERM, SIGHUP: the wait for the target returns at once
+	 * (proc_interrupt()), the replay stops with what it saw; a target's
+	 * own signal is its fault (tui/signals.c). */
+	tui_signals_stop(NULL);
 	eng_replay(fe, t, &o, &res);
 
 	/* Nothing recorded: a second run must reach what the first reached,
 	 * step by step, from the same initial state. */
-	bool two_runs = !recorded && !res.error && r1.st[0].seen;
+	bool two_runs = !recorded && !res.error && r1.st[0].seen && !tui_signals_caught();
 	if (two_runs) {
 		size_t upto = res.taken;
 		eng_trace t2 = {upto, t->labels, eng_xcalloc(t->len + 1, sizeof(eng_fp)), r1.st[0].fp};
@@ -625,8 +637,14 @@ static int replay_exec(int argc, char **argv)
 
 	char verdict[1024];
 	int code = tui_replay_verdict(t, t->len, &res, rec.expect, verdict, sizeof verdict);
+	int sig = tui_signals_which();
+	if (sig) { /* what it saw is shown, but nothing is proven either way */
+		code = TUI_EXIT_SIGNAL(sig);
+		snprintf(verdict, sizeof verdict, "interrupted by %s after %zu of %zu steps: the replay "
+			 "proves nothing", tui_signal_name(sig), res.taken, t->len);
+	}
 	struct replay_args a = {json, two_runs, target, t, &rec, nrec, &r1, two_runs ? &r2 : NULL,
-				odd_step, odd_what, &res, code, verdict};
+				odd_step, odd_what, &res, code, verdict, sig};
 	if (json)
 		print_json(&a);
 	else
@@ -634,8 +652,12 @@ static int replay_exec(int argc, char **argv)
 	run_free(&r1);
 	run_free(&r2);
 	recorded_free(&rec);
+	size_t steps = t->len;
 	eng_trace_free(t);
 	fe->ops->destroy(fe);
+	if (sig)
+		fprintf(stderr, "cmc replay: interrupted by %s after %zu of %zu steps\n",
+			tui_signal_name(sig), res.taken, steps);
 	return code;
 }
 
@@ -660,6 +682,7 @@ const struct tui_cmd tui_cmd_replay = {
 		"and the runs must agree.  Exit 0: replayed, nothing violated (and nothing\n"
 		"expected); 1: violation reproduced (the last line says which, where); 2: usage\n"
 		"or input error, or the target failed; 3: did not reproduce (a step diverged or\n"
-		"was not enabled, the runs disagree, or the expected violation did not come).\n",
+		"was not enabled, the runs disagree, or the expected violation did not come);\n"
+		"130, 143, 129: interrupted by SIGINT, SIGTERM, SIGHUP.\n",
 	.exec = replay_exec,
 };
