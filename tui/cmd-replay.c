@@ -303,6 +303,7 @@ static void print_human(const struct replay_args *a)
 		       odd					  ? "DIVERGED"
 		       : s->fault && o != ENG_STEP_DIVERGED	  ? "FAULT"
 		       : i == 0 && o == ENG_STEP_NOT_TAKEN	  ? "NOT FOUND"
+		       : a->signal && o == ENG_STEP_ERROR	  ? "INTERRUPTED"
 								  : outcome_name(o, a->two_runs),
 		       eng_fp_zero(s->fp) ? "--------------------------------" : eng_fp_hex(s->fp, fp));
 		if (i)
@@ -379,7 +380,8 @@ static void json_step(const struct replay_args *a, size_t i)
 	printf(", \"fp\": \"%s\", \"raw\": \"%s\", \"canonical\": \"%s\", \"outcome\": ",
 	       eng_fp_hex(s->fp, f), eng_fp_hex(s->raw, r), eng_fp_hex(s->canon, c));
 	eng_step_outcome o = s2 && s2->seen && s->outcome != ENG_STEP_NOT_TAKEN ? s2->outcome : s->outcome;
-	tui_json_str(stdout, a->odd_step == i ? "diverged" : s->seen ? outcome_json(o) : "not_replayed");
+	tui_json_str(stdout, a->odd_step == i ? "diverged" : !s->seen ? "not_replayed"
+			     : a->signal && o == ENG_STEP_ERROR ? "interrupted" : outcome_json(o));
 	fputs(", \"expected\": ", stdout);
 	json_fp(a->two_runs ? (eng_fp){0, 0} : i ? a->t->fps[i - 1] : a->t->init_fp);
 	if (s2) {
