@@ -19,7 +19,7 @@ struct store_fpmap {
 store_fpmap *store_fpmap_new(void)
 {
 	store_fpmap *m = eng_xcalloc(1, sizeof *m);
-	m->cap = 1024;
+	m->cap = 16; /* grows by doubling; most maps are small */
 	m->keys = eng_xcalloc(m->cap, sizeof *m->keys);
 	m->vals = eng_xcalloc(m->cap, sizeof *m->vals);
 	return m;

@@ -27,6 +27,7 @@ enum store_q {
 	Q_VIOLS, Q_VIOL_GET, Q_VSTEPS, Q_NEVER_TAKEN,
 	Q_RESUME_INFO, Q_RESUME_COUNTS,
 	Q_PRED_INSERT, Q_PRED_AT, Q_PRED_ON,
+	Q_EACH_STATE, Q_EACH_EDGES,
 	Q__COUNT
 };
 
@@ -162,6 +163,7 @@ struct store {
 	char err[512];
 	store_opts o;
 	sqlite3_stmt *q[Q__COUNT];
+	bool q_busy[Q__COUNT];     /* store_q_own()'s, in use */
 
 	int64_t run;               /* run being written, or 0 */
 	bool failed;
@@ -259,6 +261,8 @@ char *store_label_text(store *st, int64_t label);
 sqlite3_stmt *store_q(store *st, enum store_q q);
 /* Reset and clear bindings of a statement after use. */
 void store_q_done(sqlite3_stmt *s);
+sqlite3_stmt *store_q_own(store *st, enum store_q q);
+void store_q_own_done(store *st, enum store_q q, sqlite3_stmt *s);
 /* Record the database's error as store_error(), prefixed with what failed. */
 int store_fail(store *st, const char *what);
 /* space.c: runs.space of run, in the open transaction. */

@@ -240,11 +240,8 @@ int store_each_state(store *st, int64_t run,
 		     bool (*fn)(void *ctx, uint32_t id, const struct store_rec *r), void *ctx)
 {
 	/* Its own statement: the callback may look states up (cache). */
-	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT first, count, data FROM state_blocks WHERE run = ?1"
-			       " ORDER BY first",
-			       -1, &s, NULL) != SQLITE_OK)
+	sqlite3_stmt *s = store_q_own(st, Q_EACH_STATE);
+	if (!s)
 		return store_fail(st, "read states");
 	sqlite3_bind_int64(s, 1, run);
 	int rc;
@@ -260,20 +257,20 @@ int store_each_state(store *st, int64_t run,
 		const uint8_t *end = p ? p + sqlite3_column_bytes(s, 2) : p;
 		if (first != (int64_t)next || count < 0 ||
 		    (uint64_t)count > (size_t)(end - p) / STORE_REC_MIN) {
-			sqlite3_finalize(s);
+			store_q_own_done(st, Q_EACH_STATE, s);
 			return damaged(st, run, (uint32_t)first);
 		}
 		next += (uint64_t)count;
 		for (uint32_t i = 0; go && i < count; i++) {
 			struct store_rec r;
 			if (!p || !(p = store_rec_get(p, end, &r))) {
-				sqlite3_finalize(s);
+				store_q_own_done(st, Q_EACH_STATE, s);
 				return damaged(st, run, first);
 			}
 			go = fn(ctx, (uint32_t)first + i, &r);
 		}
 	}
-	sqlite3_finalize(s);
+	store_q_own_done(st, Q_EACH_STATE, s);
 	if (go && rc != SQLITE_DONE)
 		return store_fail(st, "read states");
 	return 0;
@@ -374,9 +371,8 @@ int store_each_edges(store *st, int64_t run,
 		     bool (*fn)(void *ctx, uint32_t src, const struct store_edge_raw *e, size_t n),
 		     void *ctx)
 {
-	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(st->db, "SELECT data FROM edge_blocks WHERE run = ?1 ORDER BY seq",
-			       -1, &s, NULL) != SQLITE_OK)
+	sqlite3_stmt *s = store_q_own(st, Q_EACH_EDGES);
+	if (!s)
 		return store_fail(st, "read transitions");
 	sqlite3_bind_int64(s, 1, run);
 	struct store_edge_raw *tmp = NULL;
@@ -390,7 +386,7 @@ int store_each_edges(store *st, int64_t run,
 			uint32_t src;
 			if (!decode_erec(&p, end, &src, &tmp, &cnt, &cap)) {
 				free(tmp);
-				sqlite3_finalize(s);
+				store_q_own_done(st, Q_EACH_EDGES, s);
 				snprintf(st->err, sizeof st->err,
 					 "%s: run %lld: a block of transitions is damaged", st->path,
 					 (long long)run);
@@ -400,7 +396,7 @@ int store_each_edges(store *st, int64_t run,
 		}
 	}
 	free(tmp);
-	sqlite3_finalize(s);
+	store_q_own_done(st, Q_EACH_EDGES, s);
 	if (go && rc != SQLITE_DONE)
 		return store_fail(st, "read transitions");
 	return 0;

@@ -95,6 +95,9 @@ static const char *const sql[Q__COUNT] = {
 	[Q_PRED_INSERT] = "INSERT INTO pred_blocks(run, bucket, data) VALUES(?1, ?2, ?3)",
 	[Q_PRED_AT] = "SELECT data FROM pred_blocks WHERE run = ?1 AND bucket = ?2 ORDER BY id",
 	[Q_PRED_ON] = "SELECT pred_index FROM runs WHERE id = ?1",
+	[Q_EACH_STATE] = "SELECT first, count, data FROM state_blocks WHERE run = ?1"
+			 " ORDER BY first",
+	[Q_EACH_EDGES] = "SELECT data FROM edge_blocks WHERE run = ?1 ORDER BY seq",
 };
 
 sqlite3_stmt *store_q(store *st, enum store_q q)
@@ -105,6 +108,30 @@ sqlite3_stmt *store_q(store *st, enum store_q q)
 		return NULL;
 	}
 	return st->q[q];
+}
+
+/* A statement for a walk whose callback may start the same walk again:
+ * the cached one when it is free, else one of its own (finalized by
+ * store_q_own_done()).  NULL: could not prepare. */
+sqlite3_stmt *store_q_own(store *st, enum store_q q)
+{
+	if (st->q_busy[q]) {
+		sqlite3_stmt *s;
+		return sqlite3_prepare_v2(st->db, sql[q], -1, &s, NULL) == SQLITE_OK ? s : NULL;
+	}
+	sqlite3_stmt *s = store_q(st, q);
+	st->q_busy[q] = s != NULL;
+	return s;
+}
+
+void store_q_own_done(store *st, enum store_q q, sqlite3_stmt *s)
+{
+	if (s && s == st->q[q]) {
+		store_q_done(s);
+		st->q_busy[q] = false;
+	} else {
+		sqlite3_finalize(s);
+	}
 }
 
 void store_q_done(sqlite3_stmt *s)
@@ -174,6 +201,7 @@ void store_stmts_finalize(store *st)
 	for (int i = 0; i < Q__COUNT; i++) {
 		sqlite3_finalize(st->q[i]);
 		st->q[i] = NULL;
+		st->q_busy[i] = false;
 	}
 }
 

@@ -61,13 +61,14 @@ static sqlite3_stmt *prep(store *st, const char *sql)
 	static struct {
 		const char *sql;
 		sqlite3_stmt *s;
-	} cache[16];
+	} cache[32];
 	for (size_t i = 0; i < sizeof cache / sizeof cache[0]; i++) {
 		if (cache[i].sql == sql)
 			return cache[i].s;
 		if (!cache[i].sql) {
 			cache[i].sql = sql;
-			sqlite3_prepare_v2(st->db, sql, -1, &cache[i].s, NULL);
+			sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &cache[i].s,
+					   NULL);
 			return cache[i].s;
 		}
 	}
@@ -83,15 +84,26 @@ static void run_sql(sqlite3_stmt *s)
 	}
 }
 
+/* One encoding buffer for every row (reset, not freed): a malloc of
+ * its 4 KiB per row is most of what a row costs under ASan. */
+static struct store_buf buf;
+static struct store_buf scratch_buf(void)
+{
+	struct store_buf b = buf;
+	b.len = 0;
+	return b;
+}
+static void keep_buf(struct store_buf b) { buf = b; }
+
 static void put_states(store *st, struct in *in)
 {
-	sqlite3_stmt *s = prep(st, "INSERT INTO state_blocks(run, first, count, data) VALUES(?1,?2,?3,?4)");
+	sqlite3_stmt *s = prep(st, "INSERT OR IGNORE INTO state_blocks(run, first, count, data) VALUES(?1,?2,?3,?4)");
 	if (!s)
 		return;
 	sqlite3_bind_int64(s, 1, 1 + (int64_t)(num(in) & 1));
 	sqlite3_bind_int64(s, 2, (int64_t)num(in));
 	uint64_t count = num(in);
-	struct store_buf b = {0};
+	struct store_buf b = scratch_buf();
 	if (count & 1) { /* structured: count / 2 records */
 		for (uint64_t i = 0; i < (count >> 1) % 64 && in->p < in->end; i++) {
 			uint64_t parent = num(in), f = num(in);
@@ -123,21 +135,21 @@ static void put_states(store *st, struct in *in)
 	store_buf_reserve(&b, n + 1);
 	memcpy(b.p + b.len, p, n);
 	b.len += n;
-	sqlite3_bind_blob(s, 4, b.p ? b.p : (const uint8_t *)"", (int)b.len, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(s, 4, b.p ? b.p : (const uint8_t *)"", (int)b.len, SQLITE_STATIC);
 	run_sql(s);
-	free(b.p);
+	keep_buf(b);
 }
 
 static void put_edges(store *st, struct in *in)
 {
-	sqlite3_stmt *s = prep(st, "INSERT INTO edge_blocks(run, seq, min_src, max_src, count, edges,"
+	sqlite3_stmt *s = prep(st, "INSERT OR IGNORE INTO edge_blocks(run, seq, min_src, max_src, count, edges,"
 				   " data) VALUES(?1,?2,?3,?4,?5,?6,?7)");
 	if (!s)
 		return;
 	sqlite3_bind_int64(s, 1, 1 + (int64_t)(num(in) & 1));
 	for (int i = 2; i <= 6; i++)
 		sqlite3_bind_int64(s, i, (int64_t)num(in));
-	struct store_buf b = {0};
+	struct store_buf b = scratch_buf();
 	uint64_t k = num(in);
 	for (uint64_t r = 0; r < k % 8 && in->p < in->end; r++) {
 		struct store_edge_raw e[16];
@@ -156,9 +168,9 @@ static void put_edges(store *st, struct in *in)
 	store_buf_reserve(&b, n + 1);
 	memcpy(b.p + b.len, p, n);
 	b.len += n;
-	sqlite3_bind_blob(s, 7, b.p ? b.p : (const uint8_t *)"", (int)b.len, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(s, 7, b.p ? b.p : (const uint8_t *)"", (int)b.len, SQLITE_STATIC);
 	run_sql(s);
-	free(b.p);
+	keep_buf(b);
 }
 
 static void put_row(store *st, struct in *in, uint8_t kind)
@@ -174,7 +186,7 @@ static void put_row(store *st, struct in *in, uint8_t kind)
 		put_edges(st, in);
 		break;
 	case 2:
-		s = prep(st, "INSERT INTO levels(run, depth, states, first_id) VALUES(?1,?2,?3,?4)");
+		s = prep(st, "INSERT OR IGNORE INTO levels(run, depth, states, first_id) VALUES(?1,?2,?3,?4)");
 		if (!s)
 			break;
 		sqlite3_bind_int64(s, 1, 1 + (int64_t)(num(in) & 1));
@@ -183,13 +195,13 @@ static void put_row(store *st, struct in *in, uint8_t kind)
 		run_sql(s);
 		break;
 	case 3:
-		s = prep(st, "INSERT INTO pred_blocks(run, bucket, data) VALUES(?1,?2,?3)");
+		s = prep(st, "INSERT OR IGNORE INTO pred_blocks(run, bucket, data) VALUES(?1,?2,?3)");
 		if (!s)
 			break;
 		sqlite3_bind_int64(s, 1, 1 + (int64_t)(num(in) & 1));
 		sqlite3_bind_int64(s, 2, (int64_t)num(in));
 		p = bytes(in, &n);
-		sqlite3_bind_blob(s, 3, p, (int)n, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(s, 3, p, (int)n, SQLITE_STATIC);
 		run_sql(s);
 		break;
 	case 4: /* a blob: whole, or paged (a list of page hashes) */
@@ -199,10 +211,10 @@ static void put_row(store *st, struct in *in, uint8_t kind)
 		bind_fp(s, 1, fp_of(num(in)));
 		sqlite3_bind_int64(s, 2, (int64_t)num(in));
 		p = bytes(in, &n);
-		sqlite3_bind_blob(s, 3, p, (int)n, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(s, 3, p, (int)n, SQLITE_STATIC);
 		if (num(in) & 1) {
 			p = bytes(in, &n);
-			sqlite3_bind_blob(s, 4, p, (int)n, SQLITE_TRANSIENT);
+			sqlite3_bind_blob(s, 4, p, (int)n, SQLITE_STATIC);
 		}
 		run_sql(s);
 		break;
@@ -212,11 +224,11 @@ static void put_row(store *st, struct in *in, uint8_t kind)
 			break;
 		bind_fp(s, 1, fp_of(num(in)));
 		p = bytes(in, &n);
-		sqlite3_bind_blob(s, 2, p, (int)n, SQLITE_TRANSIENT);
+		sqlite3_bind_blob(s, 2, p, (int)n, SQLITE_STATIC);
 		run_sql(s);
 		break;
 	case 6:
-		s = prep(st, "INSERT INTO violations(run, property, message, state, source, label,"
+		s = prep(st, "INSERT OR IGNORE INTO violations(run, property, message, state, source, label,"
 			     " target) VALUES(?1, 'p', 'm', ?2, ?3, ?4, ?5)");
 		if (!s)
 			break;
@@ -226,7 +238,7 @@ static void put_row(store *st, struct in *in, uint8_t kind)
 		run_sql(s);
 		break;
 	case 7:
-		s = prep(st, "INSERT INTO violation_steps(violation, step, label, fp) VALUES(?1,?2,?3,?4)");
+		s = prep(st, "INSERT OR IGNORE INTO violation_steps(violation, step, label, fp) VALUES(?1,?2,?3,?4)");
 		if (!s)
 			break;
 		for (int i = 1; i <= 3; i++)
@@ -314,39 +326,76 @@ static void read_all(store *st, unsigned group)
 		store_diff_clear(&d);
 }
 
-static const char *const tables[] = {"state_blocks", "edge_blocks", "levels", "pred_blocks",
-				     "blobs", "pages", "violations", "violation_steps", "runs",
-				     "labels"};
+/* Page cache for the in-memory database, handed to SQLite before it
+ * starts: each input's pages come from here, not from a malloc (under
+ * ASan: filled, quarantined, then faulted in again) per page per input. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define DB_PAGE 4096
+#define CACHE_PAGES 512
+static uint64_t page_cache[(DB_PAGE + 512) * CACHE_PAGES / sizeof(uint64_t)];
+
+/* Each input's rows, gone before the next one's: without a journal
+ * (journal_mode OFF) a DELETE of a whole table only hands its pages to
+ * the free list, where a ROLLBACK would first have copied every page the
+ * input touched into a journal of 1 KiB mallocs. */
+static void clear(store *st)
+{
+	run_sql(prep(st, "DELETE FROM state_blocks"));
+	run_sql(prep(st, "DELETE FROM edge_blocks"));
+	run_sql(prep(st, "DELETE FROM levels"));
+	run_sql(prep(st, "DELETE FROM pred_blocks"));
+	run_sql(prep(st, "DELETE FROM blobs"));
+	run_sql(prep(st, "DELETE FROM pages"));
+	run_sql(prep(st, "DELETE FROM violations"));
+	run_sql(prep(st, "DELETE FROM violation_steps"));
+}
+
+static store *setup(void)
+{
+	int hdr = 0;
+	sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr);
+	int slot = (DB_PAGE + hdr + 7) & ~7;
+	if (hdr > 0 && slot <= DB_PAGE + 512)
+		sqlite3_config(SQLITE_CONFIG_PAGECACHE, page_cache, slot,
+			       (int)(sizeof page_cache / (size_t)slot));
+	char err[256];
+	store_opts o = {.same_thread = true};
+	store *st = store_open(":memory:", &o, err, sizeof err);
+	if (!st)
+		abort();
+	/* small pages: the writer's 64 KiB ones cost a page fault and a
+	 * memset each, every input.  The rows every input shares (four
+	 * labels, two run_actions) are written once; each input's own rows
+	 * go in a transaction rolled back after the readers have run, so the
+	 * database is empty again without a DELETE of every table. */
+	sqlite3_exec(st->db,
+		     "PRAGMA page_size = " STR(DB_PAGE) "; VACUUM; PRAGMA cache_size = 400;"
+		     "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;"
+		     "INSERT INTO labels(id, text) VALUES(0, ''), (1, 'a'), (2, 'b'), (3, 'c');"
+		     "INSERT INTO runs(id, kind, name, search_order, version, started, status)"
+		     " VALUES(1, 'process', 'fuzz', 'bfs', 'f', 0, 'complete'),"
+		     " (2, 'process', 'fuzz', 'bfs', 'f', 0, 'complete');"
+		     "INSERT INTO run_actions(run, label, taken) VALUES(1, 1, 0), (2, 2, 1)",
+		     NULL, NULL, NULL);
+	return st;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static store *st;
-	char err[256];
-	if (!st) {
-		store_opts o = {.same_thread = true};
-		st = store_open(":memory:", &o, err, sizeof err);
-		if (!st)
-			abort();
-		/* small pages: the writer's 64 KiB ones cost a page fault and a
-		 * memset each, every input */
-		sqlite3_exec(st->db, "PRAGMA page_size = 4096; VACUUM; PRAGMA cache_size = 200",
-			     NULL, NULL, NULL);
-	}
+	if (!st)
+		st = setup();
 	struct in in = {data, data + size};
-	sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		char sql[64];
-		snprintf(sql, sizeof sql, "DELETE FROM %s", tables[i]);
-		sqlite3_exec(st->db, sql, NULL, NULL, NULL);
-	}
+	run_sql(prep(st, "BEGIN"));
+	clear(st);
 	/* two runs (the first byte picks their order and status, and the
 	 * readers run), four labels */
 	uint8_t h = size ? data[0] : 0;
 	const char *order[] = {"bfs", "dfs"}, *status[] = {"complete", "interrupted"};
 	for (int r = 1; r <= 2; r++) {
-		sqlite3_stmt *s = prep(st, "INSERT INTO runs(id, kind, name, search_order, version,"
-					   " started, status, expanded_below, pred_index)"
-					   " VALUES(?1, 'process', 'fuzz', ?2, 'f', 0, ?3, ?4, ?5)");
+		sqlite3_stmt *s = prep(st, "UPDATE OR IGNORE runs SET search_order = ?2, status = ?3,"
+					   " expanded_below = ?4, pred_index = ?5 WHERE id = ?1");
 		if (!s)
 			continue;
 		sqlite3_bind_int(s, 1, r);
@@ -356,20 +405,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sqlite3_bind_int(s, 5, (h >> 7) & 1);
 		run_sql(s);
 	}
-	sqlite3_exec(st->db, "INSERT INTO labels(id, text) VALUES(0, ''), (1, 'a'), (2, 'b'), (3, 'c');"
-			     "INSERT INTO run_actions(run, label, taken) VALUES(1, 1, 0), (2, 2, 1)",
-		     NULL, NULL, NULL);
 	if (size)
 		in.p++;
 	while (in.p < in.end) {
 		uint8_t kind = *in.p++;
 		put_row(st, &in, kind);
 	}
-	sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
-	/* the reader's block cache holds the previous input's block */
+	run_sql(prep(st, "COMMIT"));
+	read_all(st, h & 3);
+	/* the reader's block cache holds this input's block: freed now, not
+	 * at the next input's start, so that an input frees what it
+	 * allocates (else libFuzzer runs it again to look for a leak) */
 	free(st->sc.data);
 	free(st->sc.off);
 	memset(&st->sc, 0, sizeof st->sc);
-	read_all(st, h & 3);
 	return 0;
 }
