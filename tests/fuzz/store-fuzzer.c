@@ -353,6 +353,9 @@ static void clear(store *st)
 
 static store *setup(void)
 {
+	/* one thread (same_thread: no writer thread either): no per-call
+	 * lock of the connection's mutex */
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
 	int hdr = 0;
 	sqlite3_config(SQLITE_CONFIG_PCACHE_HDRSZ, &hdr);
 	int slot = (DB_PAGE + hdr + 7) & ~7;
