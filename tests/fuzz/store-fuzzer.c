@@ -384,6 +384,16 @@ static store *setup(void)
 	return st;
 }
 
+/* ASan keeps freed memory poisoned in a quarantine (256 MiB by default)
+ * before it is reused; an input frees some 100 KiB (SQLite's cursors and
+ * registers, a few per query), so the default cycles every input through
+ * fresh pages: page faults, not the store, were most of the time.
+ * 16 MiB still holds the frees of the last hundred-odd inputs, so a use
+ * after free within an input is caught as before.  ASAN_OPTIONS, when
+ * set, takes precedence. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "quarantine_size_mb=16"; }
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static store *st;
