@@ -901,6 +901,25 @@ static void t_hand_steps(void)
 	store_close(st);
 }
 
+/* An in-memory store is no file: opening one makes nothing in the
+ * working directory (the creation lock once made an empty ":memory:"). */
+static void t_memory(void)
+{
+	char was[4096], err[256];
+	if (!getcwd(was, sizeof was) || chdir(dir) < 0) {
+		ok(0, "in-memory store: into the scratch directory");
+		return;
+	}
+	store *st = store_open(":memory:", NULL, err, sizeof err);
+	ok(st != NULL, "in-memory store opens (%s)", st ? "ok" : err);
+	if (st)
+		store_close(st);
+	ok(access(":memory:", F_OK) < 0, "... and makes no file named :memory:");
+	unlink(":memory:");
+	if (chdir(was) < 0)
+		ok(0, "in-memory store: back to the working directory");
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "/tmp/cmc-t2.XXXXXX");
@@ -913,6 +932,7 @@ int main(void)
 	t_schema();
 	t_kill_and_resume();
 	t_hand_steps();
+	t_memory();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd) != 0)
