@@ -285,9 +285,14 @@ void proc_pids_close(void)
 	pthread_mutex_unlock(&mu);
 	if (p <= 0)
 		return;
+	/* The init ends once every process of the namespace is reaped, and
+	 * strays made with CLONE_PARENT are cmc's to reap: reap them while
+	 * waiting on the init's pidfd, which wakes the moment it ends (a
+	 * millisecond a round for the strays, two seconds at most). */
+	int pfd = (int)syscall(SYS_pidfd_open, p, 0);
 	for (int i = 0; i < 2000; i++) {
 		if (waitpid(p, NULL, WNOHANG) == p)
-			return;
+			break;
 		siginfo_t si = {0};
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid > 0 && si.si_pid != p) {
 			pthread_mutex_lock(&mu);
@@ -296,6 +301,10 @@ void proc_pids_close(void)
 			if (!mine) /* a stray made with CLONE_PARENT: nobody else's to reap */
 				waitpid(si.si_pid, NULL, WNOHANG);
 		}
-		usleep(1000);
+		struct pollfd w = {.fd = pfd, .events = POLLIN};
+		if (pfd < 0 || poll(&w, 1, 1) < 0)
+			poll(NULL, 0, 1);
 	}
+	if (pfd >= 0)
+		close(pfd);
 }
