@@ -5,6 +5,7 @@
 #   make test         build and run the whole suite (last line: N passed, N failed)
 #   make SANITIZE=address,undefined test
 #                     the same under ASan+UBSan (all but the preload and targets)
+#   make CHECK=3 test the suite with every internal validator on (engine/check.h)
 #   make bench        print the benchmarks' figures
 #   make fuzz         run the libFuzzer targets (FUZZ_SECONDS each, default 60)
 #   make valgrind     the main paths under valgrind memcheck
@@ -21,17 +22,22 @@ CC      ?= gcc
 OPT     ?= -O2
 SANITIZE ?=
 
+# CHECK: cmc's own invariant checks (engine/check.h): 1 by default, 2 in
+# the sanitizer build, 3 (every validator around every change) on demand;
+# a level other than the default builds in a folder of its own.
 ifeq ($(SANITIZE),)
-B := build
+CHECK ?= 1
+B := build$(if $(filter-out 1,$(CHECK)),-check$(CHECK))
 SANFLAGS :=
 else
-B := build-san
+CHECK ?= 2
+B := build-san$(if $(filter-out 2,$(CHECK)),-check$(CHECK))
 SANFLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 endif
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -MMD -MP
-CFLAGS_ALL = $(BASEFLAGS) $(SANFLAGS) -Iengine -Istore -Iviz -Ipreload -Ishare/include $(PKG_CFLAGS)
+CFLAGS_ALL = $(BASEFLAGS) $(SANFLAGS) -DCMC_CHECK=$(CHECK) -Iengine -Istore -Iviz -Ipreload -Ishare/include $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -ldl -lpthread -lm
 
 # Discovered configuration: share/deps.sh installs what is missing, then the
@@ -153,6 +159,6 @@ install: all
 	cp -r share/models share/examples $(DESTDIR)$(PREFIX)/share/cmc/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-check* build-san-check*
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
