@@ -18,9 +18,8 @@
  * price is the id space: 27 bits, about 134 million states, reported as the
  * set being full when exceeded.
  *
- * Invariants: every id < count has exactly one slot whose id part is id + 1;
- * count <= 0.75 * cap after every put; records never move; parents of ids
- * below pbuf_start are in the file, the rest in pbuf.
+
+ * The rules fpset_is_valid() checks are written above struct fpset.
  *
  * One writer, readers alongside (fpset_get(), the prefetches: parallel.c's
  * workers look successors up while one thread admits): a slot is stored
@@ -36,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "fpset.h"
 
 #define CHUNK_BITS 16
@@ -51,6 +51,22 @@ struct chunk {
 	uint32_t *parent; /* only when parents live in memory */
 };
 
+/*
+ * Invariant (fpset_is_valid()):
+ *   slots:   every id < count has exactly one slot whose id part is id + 1,
+ *            and its tag part is tag_of(the id's record); no other slot is
+ *            full; each full slot is reached from pos_of(its record) by a
+ *            probe that crosses no empty slot
+ *   load:    count <= grow_at == floor(cap * MAX_LOAD), count <= the id space
+ *   records: nchunks chunks hold ids [0, count): nchunks * CHUNK >= count,
+ *            at most one chunk beyond the last id's; records never move
+ *   parents: with a file (pfd >= 0) ids below pbuf_start are in the file,
+ *            [pbuf_start, count) in pbuf, pbuf_start a multiple of PBUF;
+ *            else every chunk has its parent array, unless parents_lost
+ *   bytes:   the index's, the chunks' and the table's sizes, summed
+ * Checked by the one writer, or while no writer runs: readers may run
+ * alongside (they never store), the validator only loads.
+ */
 struct fpset {
 	struct chunk **chunks;
 	size_t nchunks, chunks_cap;
@@ -61,6 +77,7 @@ struct fpset {
 	size_t mem_limit;  /* 0: none */
 	size_t bytes;
 	int pfd;           /* parent file, or -1: parents in the chunks */
+	bool parents_lost; /* the file failed: no parent can be read back */
 	uint64_t pbuf_start;
 	uint32_t pbuf[PBUF];
 };
@@ -206,6 +223,7 @@ static bool grow_index(fpset *s)
 	s->slot = ns;
 	s->cap = ncap;
 	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
+	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s)); /* a quiet point: no reader runs */
 	return grew;
 }
 
@@ -227,6 +245,108 @@ static bool add_chunk(fpset *s)
 	s->chunks[s->nchunks++] = c;
 	s->bytes += need;
 	return true;
+}
+
+/* ---- validators (check.h) -------------------------------------------- */
+
+static eng_fp record_of(const fpset *s, uint32_t id)
+{
+	return s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+}
+
+/* One full slot p: its id is handed out, its tag is its record's, and a
+ * probe from its record's position reaches it without an empty slot. */
+static bool slot_is_valid(const fpset *s, uint64_t p)
+{
+	uint32_t v = __atomic_load_n(&s->slot[p], __ATOMIC_ACQUIRE);
+	CMC_VALID(p < s->cap, "fpset: slot %llu outside an index of %llu", (unsigned long long)p,
+		  (unsigned long long)s->cap);
+	if (!v)
+		return true;
+	uint32_t id = (v & ID_MASK) - 1;
+	CMC_VALID((v & ID_MASK) != 0 && id < s->count,
+		  "fpset slots: slot %llu holds id %u, but only %llu ids were handed out",
+		  (unsigned long long)p, (v & ID_MASK) - 1, (unsigned long long)s->count);
+	eng_fp fp = record_of(s, id);
+	CMC_VALID((v & ~ID_MASK) == tag_of(fp), "fpset slots: slot %llu (id %u) has tag %#x, its record's is %#x",
+		  (unsigned long long)p, id, v & ~ID_MASK, tag_of(fp));
+	for (uint64_t q = pos_of(fp, s->cap); q != p; q = q + 1 == s->cap ? 0 : q + 1)
+		CMC_VALID(__atomic_load_n(&s->slot[q], __ATOMIC_ACQUIRE) != 0,
+			  "fpset slots: id %u at slot %llu is past the empty slot %llu: lookups miss it",
+			  id, (unsigned long long)p, (unsigned long long)q);
+	return true;
+}
+
+bool fpset_is_valid(const fpset *s)
+{
+	CMC_VALID(s && s->slot && s->chunks, "fpset: no index or chunk table");
+	CMC_VALID(s->count <= FPSET_MAX_STATES, "fpset load: %llu ids, more than the id space",
+		  (unsigned long long)s->count);
+	CMC_VALID(s->grow_at == (uint64_t)(s->cap * MAX_LOAD),
+		  "fpset load: grows at %llu, not at %.2f of %llu slots", (unsigned long long)s->grow_at,
+		  MAX_LOAD, (unsigned long long)s->cap);
+	CMC_VALID(s->count <= s->grow_at, "fpset load: %llu ids in %llu slots, above %.2f",
+		  (unsigned long long)s->count, (unsigned long long)s->cap, MAX_LOAD);
+	uint64_t need = (s->count + CHUNK - 1) >> CHUNK_BITS;
+	CMC_VALID(s->nchunks >= need && s->nchunks <= need + 1 && s->nchunks <= s->chunks_cap,
+		  "fpset records: %zu chunks for %llu ids", s->nchunks, (unsigned long long)s->count);
+	size_t bytes = index_bytes(s->cap) + sizeof *s + s->chunks_cap * sizeof *s->chunks;
+	for (size_t i = 0; i < s->nchunks; i++) {
+		CMC_VALID(s->chunks[i] != NULL, "fpset records: chunk %zu is missing", i);
+		CMC_VALID(s->pfd >= 0 || s->parents_lost || s->chunks[i]->parent,
+			  "fpset parents: none in the file and chunk %zu has no parent array", i);
+		bytes += sizeof(struct chunk) + (s->chunks[i]->parent ? CHUNK * sizeof(uint32_t) : 0);
+	}
+	CMC_VALID(s->bytes == bytes, "fpset bytes: %zu counted, the parts hold %zu", s->bytes, bytes);
+	if (s->pfd >= 0)
+		CMC_VALID(s->pbuf_start <= s->count && s->count - s->pbuf_start <= PBUF &&
+				  s->pbuf_start % PBUF == 0,
+			  "fpset parents: the buffer starts at %llu with %llu ids handed out",
+			  (unsigned long long)s->pbuf_start, (unsigned long long)s->count);
+	/* every id exactly once, and nothing else in the index */
+	uint8_t *seen = calloc((size_t)(s->count + 7) / 8 + 1, 1);
+	CMC_VALID(seen != NULL, "fpset: no memory to check the set");
+	uint64_t full = 0;
+	for (uint64_t p = 0; p < s->cap; p++) {
+		uint32_t v = __atomic_load_n(&s->slot[p], __ATOMIC_ACQUIRE);
+		if (!v)
+			continue;
+		slot_is_valid(s, p);
+		uint32_t id = (v & ID_MASK) - 1;
+		CMC_VALID(!(seen[id / 8] & (1u << (id % 8))), "fpset slots: id %u is in two slots (second: %llu)",
+			  id, (unsigned long long)p);
+		seen[id / 8] |= (uint8_t)(1u << (id % 8));
+		full++;
+	}
+	free(seen);
+	CMC_VALID(full == s->count, "fpset slots: %llu full slots for %llu ids", (unsigned long long)full,
+		  (unsigned long long)s->count);
+	return true;
+}
+
+void fpset_break_for_test(fpset *s, int how)
+{
+	uint64_t p;
+	switch (how) {
+	case 0: /* lose a slot */
+		for (p = 0; !s->slot[p]; p++)
+			;
+		s->slot[p] = 0;
+		break;
+	case 1: /* a wrong tag */
+		for (p = 0; !s->slot[p]; p++)
+			;
+		s->slot[p] ^= 1u << ID_BITS;
+		break;
+	case 2: /* over the load limit */
+		s->grow_at = s->cap;
+		break;
+	default: /* an id never handed out */
+		for (p = 0; !s->slot[p]; p++)
+			;
+		s->slot[p] = (s->slot[p] & ~ID_MASK) | (uint32_t)(s->count + 1);
+		break;
+	}
 }
 
 /* Position of fp's slot if present (*found) or of the empty slot to fill. */
@@ -255,6 +375,11 @@ static uint64_t probe(const fpset *s, eng_fp fp, bool *found)
 uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 {
 	bool found;
+	CMC_ASSERT(!eng_fp_zero(fp));
+	if (s->parents_lost) { /* a trace could not be rebuilt: stop */
+		*fresh = true;
+		return ENG_NO_STATE;
+	}
 	uint64_t p = probe(s, fp, &found);
 	if (found) {
 		*fresh = false;
@@ -271,8 +396,12 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 		p = probe(s, fp, &found);
 	}
 	if (s->pfd >= 0 && s->count - s->pbuf_start == PBUF && !flush_parents(s)) {
-		close(s->pfd); /* disk full or gone: nothing is lost yet, but stop */
+		/* disk full or gone: the parents written so far may be lost,
+		 * and the chunks have no arrays to hold them: stop, and say
+		 * so to whoever asks for a parent */
+		close(s->pfd);
 		s->pfd = -1;
+		s->parents_lost = true;
 		return ENG_NO_STATE;
 	}
 	uint32_t id = (uint32_t)s->count++;
@@ -283,6 +412,9 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 	else
 		c->parent[id & (CHUNK - 1)] = parent;
 	__atomic_store_n(&s->slot[p], tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
+	CMC_ASSERT_INTERNAL(slot_is_valid(s, p));
+	/* the whole set at every power of two: O(1) amortised per put */
+	CMC_ASSERT_INTERNAL((s->count & (s->count - 1)) || fpset_is_valid(s));
 	return id;
 }
 
@@ -302,7 +434,7 @@ eng_fp fpset_fp(const fpset *s, uint32_t id)
 
 uint32_t fpset_parent(const fpset *s, uint32_t id)
 {
-	if (id >= s->count)
+	if (id >= s->count || s->parents_lost)
 		return ENG_NO_STATE;
 	if (s->pfd < 0)
 		return s->chunks[id >> CHUNK_BITS]->parent[id & (CHUNK - 1)];

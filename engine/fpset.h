@@ -33,4 +33,11 @@ uint32_t fpset_parent(const fpset *s, uint32_t id);
 uint64_t fpset_count(const fpset *s);
 size_t fpset_bytes(const fpset *s);
 
+/* check.h: true, or abort naming the rule broken (the invariant above
+ * struct fpset).  Call from the writer, or while no writer runs. */
+bool fpset_is_valid(const fpset *s);
+/* For the unit tests only: break rule `how` (0 a slot lost, 1 a tag,
+ * 2 the load, 3 an id never handed out) in a set with at least one id. */
+void fpset_break_for_test(fpset *s, int how);
+
 #endif

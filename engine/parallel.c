@@ -32,15 +32,14 @@
  * slots, and the next chunk its expanded ones, for the next run() call, so
  * continuing never loses a state.
  *
- * Invariant: between steps no worker runs; slots [admit_next, n) of
- * set[cur] and, when have_next, all of set[cur ^ 1] are expanded and not
- * yet admitted, in that order; they precede everything in the queue.
+ * The slot rule is written above struct eng_pool (pool_is_valid()).
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "search_int.h"
 #include "labels.h"
 #include "util.h"
@@ -108,6 +107,16 @@ struct cset {
 	atomic_size_t next;     /* the first slot no thread has taken yet */
 };
 
+/*
+ * Invariant (pool_is_valid()): between steps no worker runs (!ahead);
+ * slots [admit_next, n) of set[cur] and, when have_next, all of
+ * set[cur ^ 1] are expanded (every slot taken: next >= n) and not yet
+ * admitted, in that order: their ids rise, as the queue handed them out,
+ * and they precede everything in the queue.  Each such slot's records fill
+ * its buffer exactly, each a multiple of 16 bytes, no more of them than
+ * the successors it produced, and a lookup's answer (pre) is an id the
+ * visited set has handed out.
+ */
 struct eng_pool {
 	eng_search *s;
 	unsigned n;             /* threads, this one included */
@@ -439,6 +448,63 @@ static void count_dups(eng_search *s, uint32_t n)
 
 static void sync_ahead(struct eng_pool *p);
 
+/* The expanded, not yet admitted slots [from, cs->n) of cs; *last: the id
+ * of the slot before them (NONE32: none), then of their last. */
+static void pending_check(const struct eng_pool *p, const struct cset *cs, size_t from,
+			  uint32_t *last)
+{
+	uint64_t count = fpset_count(p->s->set);
+	CMC_VALID(cs->n <= cs->cap && from <= cs->n, "pool slots: %zu to admit from %zu of %zu (room for %zu)",
+		  cs->n - from, from, cs->n, cs->cap);
+	CMC_VALID(from == cs->n || atomic_load(&cs->next) >= cs->n,
+		  "pool slots: slot %zu of %zu was never taken by a worker", atomic_load(&cs->next), cs->n);
+	for (size_t i = from; i < cs->n; i++) {
+		const struct slot *sl = &cs->slots[i];
+		CMC_VALID(*last == NONE32 || sl->id > *last,
+			  "pool slots: slot %zu (state %u) comes after state %u: not in queue order", i, sl->id,
+			  *last);
+		CMC_VALID(sl->id < count, "pool slots: slot %zu holds state %u, the set has %llu", i, sl->id,
+			  (unsigned long long)count);
+		*last = sl->id;
+		CMC_VALID(sl->len <= sl->cap, "pool slots: slot %zu holds %zu bytes in %zu", i, sl->len, sl->cap);
+		uint32_t recs = 0;
+		for (size_t off = 0; off < sl->len;) {
+			struct xrec r;
+			CMC_VALID(sl->len - off >= sizeof r, "pool slots: slot %zu ends inside a record at %zu", i, off);
+			memcpy(&r, sl->buf + off, sizeof r);
+			CMC_VALID(r.size >= sizeof r && r.size % 16 == 0 && r.size <= sl->len - off,
+				  "pool slots: slot %zu has a record of %u bytes at %zu of %zu", i, r.size, off,
+				  sl->len);
+			CMC_VALID(r.pre == NONE32 || r.pre < count,
+				  "pool slots: slot %zu's successor was looked up as state %u, the set has %llu", i,
+				  r.pre, (unsigned long long)count);
+			off += r.size;
+			recs++;
+		}
+		CMC_VALID(recs <= sl->nsucc, "pool slots: slot %zu holds %u records of %u successors", i, recs,
+			  sl->nsucc);
+	}
+}
+
+/* The invariant above struct eng_pool; on the search's thread, between
+ * steps (no worker runs then). */
+static bool pool_is_valid(const struct eng_pool *p)
+{
+	CMC_VALID(!p->ahead, "pool: a worker still runs between steps");
+	CMC_VALID(p->cur < 2, "pool: chunk %u of two", p->cur);
+	CMC_VALID(p->chunk >= CHUNK_MIN, "pool: a chunk of %zu states", p->chunk);
+	uint32_t last = NONE32;
+	pending_check(p, &p->set[p->cur], p->admit_next, &last);
+	if (p->have_next)
+		pending_check(p, &p->set[p->cur ^ 1], 0, &last);
+	return true;
+}
+
+bool eng__pool_is_valid(const eng_search *s)
+{
+	return !s->pool || pool_is_valid(s->pool);
+}
+
 /* Admit a slot's successors in order; false when the search must stop. */
 static bool admit_slot(eng_search *s, struct slot *sl)
 {
@@ -563,6 +629,7 @@ static void sync_ahead(struct eng_pool *p)
 void eng__pool_step(eng_search *s, bool overlap)
 {
 	struct eng_pool *p = s->pool;
+	CMC_ASSERT_INTERNAL(pool_is_valid(p));
 	if (p->admit_next >= p->set[p->cur].n) {
 		p->admit_next = 0;
 		if (p->have_next) { /* expanded during the last admission */
@@ -611,4 +678,5 @@ void eng__pool_step(eng_search *s, bool overlap)
 		sync_ahead(p);
 		adapt(p, eng_now() - t0);
 	}
+	CMC_ASSERT_INTERNAL(pool_is_valid(p));
 }

@@ -24,5 +24,10 @@ void eng_queue_push(eng_queue *q, uint32_t id, uint32_t depth, const void *state
 bool eng_queue_pop(eng_queue *q, eng_qentry *out);
 uint64_t eng_queue_len(const eng_queue *q);
 void eng_queue_clear(eng_queue *q);
+/* check.h: true, or abort naming the rule broken (queue.c's invariant). */
+bool eng_queue_is_valid(const eng_queue *q);
+/* For the unit tests only: break the count (how 0) or an entry's trailing
+ * length (1) of a queue holding an entry. */
+void eng_queue_break_for_test(eng_queue *q, int how);
 
 #endif

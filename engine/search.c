@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cmc.h"
 #include "fpset.h"
 #include "queue.h"
@@ -600,10 +601,37 @@ out:
 			 (s->o.keep_going || s->st.violations == 0);
 	if (s->st.violations && !s->o.keep_going)
 		s->st.complete = false;
+	CMC_ASSERT_EXPENSIVE(eng_search_is_valid(s)); /* the end of a run: no worker runs */
 	for (size_t i = 0; i < s->nls; i++)
 		if (s->ls[i].on_done)
 			s->ls[i].on_done(s->ls[i].ctx, &s->st);
 	return s->failed ? -1 : 0;
+}
+
+/*
+ * The search between runs: its visited sets, its frontier and the pool's
+ * slots each by their own validator, the buffers within their room, and
+ * the figures last reported match the structures they count.
+ */
+bool eng_search_is_valid(const eng_search *s)
+{
+	fpset_is_valid(s->set);
+	if (s->raw_set)
+		fpset_is_valid(s->raw_set);
+	if (s->canon_set)
+		fpset_is_valid(s->canon_set);
+	eng_queue_is_valid(s->q);
+	eng__pool_is_valid(s);
+	CMC_VALID(s->nls <= MAX_LISTENERS && s->nbatch <= BATCH && s->npend <= s->pend_cap &&
+			  s->ndefer <= s->defer_cap && s->nedges <= s->edges_cap &&
+			  s->arena_len <= s->arena_cap,
+		  "search buffers: one holds more than its room");
+	CMC_VALID(s->st.distinct == fpset_count(s->set) && s->st.frontier == eng_queue_len(s->q),
+		  "search figures: %llu distinct and %llu waiting reported, the set holds %llu and the "
+		  "queue %llu",
+		  (unsigned long long)s->st.distinct, (unsigned long long)s->st.frontier,
+		  (unsigned long long)fpset_count(s->set), (unsigned long long)eng_queue_len(s->q));
+	return true;
 }
 
 static uint32_t depth_of(const eng_search *s, uint32_t id)

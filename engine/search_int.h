@@ -110,6 +110,9 @@ struct eng_search {
 };
 
 /* search.c */
+/* check.h: every structure of the search by its validator, and the
+ * figures last reported; between runs (no worker runs). */
+bool eng_search_is_valid(const eng_search *s);
 void eng__edges_flush(eng_search *s);
 bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known);
 void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
@@ -134,6 +137,9 @@ int eng__pool_start(eng_search *s);
 void eng__pool_step(eng_search *s, bool overlap);
 bool eng__pool_pending(const eng_search *s);
 void eng__pool_free(eng_search *s);
+/* check.h: the pool's slot rule (parallel.c), between steps; true
+ * without a pool. */
+bool eng__pool_is_valid(const eng_search *s);
 
 #endif
 
