@@ -57,7 +57,7 @@ void store_writer_fail(store *st, const char *what)
 
 bool store_step(store *st, sqlite3_stmt *s, const char *what)
 {
-	int rc = sqlite3_step(s);
+	int rc = store_sqlite_step(st, s);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		store_writer_fail(st, what); /* before the reset, which may clear errno */
 		store_q_done(s);

@@ -167,6 +167,7 @@ struct store {
 
 	int64_t run;               /* run being written, or 0 */
 	bool failed;
+	bool fault_hit;            /* store_sqlite_step() injected a failure */
 	eng_search *stop;
 	uint32_t cur_src;          /* ENG_NO_STATE before the first transition */
 	uint32_t expanded_below;   /* states below this have their edges written */
@@ -268,6 +269,14 @@ int store_fail(store *st, const char *what);
 /* space.c: runs.space of run, in the open transaction. */
 int store__space_write(store *st, int64_t run, const char *space);
 int store_exec_q(store *st, enum store_q q);
+/*
+ * sqlite3_step() for every statement that writes (inserts, updates,
+ * COMMIT).  A test hook, in every build: CMC_STORE_FAULT=N (read once)
+ * makes the Nth write of the process return SQLITE_IOERR without running,
+ * as if the disk had failed; CMC_STORE_FAULT=N+ fails the Nth and every
+ * later one (a disk that stays gone).  Unset, it costs one load and branch.
+ */
+int store_sqlite_step(store *st, sqlite3_stmt *s);
 void store_stmts_finalize(store *st);
 
 void store_fp_put(uint8_t out[16], eng_fp fp);
@@ -289,6 +298,8 @@ uint32_t store_fpmap_get(const store_fpmap *m, eng_fp fp);
 /* Insert fp -> v unless present; returns the value now held. */
 uint32_t store_fpmap_put(store_fpmap *m, eng_fp fp, uint32_t v);
 size_t store_fpmap_count(const store_fpmap *m);
+/* check.h: true, or abort naming the rule broken (fpmap.c's invariant). */
+bool store_fpmap_is_valid(const store_fpmap *m);
 
 /* A run's graph in memory (compare.c, diff.c): per state its canonical and
  * raw identity, and its outgoing transitions in generation order (CSR:

@@ -93,7 +93,7 @@ bool store_pred_flush(store *st, int64_t run)
 		sqlite3_bind_int64(s, 1, run);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)b);
 		sqlite3_bind_blob64(s, 3, buf->p, buf->len, SQLITE_STATIC);
-		int rc = sqlite3_step(s);
+		int rc = store_sqlite_step(st, s);
 		store_q_done(s);
 		buf->len = 0;
 		if (rc != SQLITE_DONE)

@@ -72,7 +72,9 @@ int store_resume_prepare(store *st, int64_t run, store_resume *r)
 	if (rc)
 		return rc;
 	char why[160] = "";
-	if (strcmp(info.status, "interrupted") != 0)
+	/* A run that ended on an error (a failed write) keeps, like one that
+	 * was killed, only what its last commit holds: a prefix to go on from. */
+	if (strcmp(info.status, "interrupted") != 0 && strcmp(info.status, "error") != 0)
 		snprintf(why, sizeof why, "its status is '%s'%s, not interrupted", info.status,
 			 info.writer_alive ? " (its writer still runs)" : "");
 	else if (!info.order || strcmp(info.order, "bfs") != 0)

@@ -19,9 +19,10 @@ int store__space_write(store *st, int64_t run, const char *space)
 	sqlite3_bind_int64(s, 1, run);
 	if (space)
 		sqlite3_bind_text(s, 2, space, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(s);
+	int rc = store_sqlite_step(st, s);
+	int ret = rc == SQLITE_DONE ? 0 : store_fail(st, "record the run's options");
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_fail(st, "record the run's options");
+	return ret;
 }
 
 int store_run_set_space(store *st, int64_t run, const char *space)

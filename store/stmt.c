@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -36,7 +37,8 @@ static const char *const sql[Q__COUNT] = {
 			   " generated = ?4, transitions = ?5, depth = ?6, violations = ?7,"
 			   " raw_distinct = ?8, canon_distinct = ?9, elapsed_s = ?10,"
 			   " stored_states = ?11, stored_transitions = ?12 WHERE id = ?1",
-	[Q_RUN_END] = "UPDATE runs SET status = ?2, ended = ?3, expanded_below = ?4,"
+	[Q_RUN_END] = "UPDATE runs SET status = ?2, ended = ?3,"
+		      " expanded_below = coalesce(?4, expanded_below),"
 		      " distinct_states = ?5, generated = ?6, transitions = ?7, depth = ?8,"
 		      " violations = ?9, raw_distinct = ?10, canon_distinct = ?11,"
 		      " elapsed_s = ?12, complete = ?13, bounded = ?14,"
@@ -173,7 +175,9 @@ int store_fail(store *st, const char *what)
 {
 	int code = sqlite3_errcode(st->db), sys = sqlite3_system_errno(st->db);
 	const char *why = sqlite3_errmsg(st->db);
-	if (code == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT)
+	if (__atomic_load_n(&st->fault_hit, __ATOMIC_RELAXED))
+		why = "disk I/O error (injected: CMC_STORE_FAULT)";
+	else if (code == SQLITE_FULL || sys == ENOSPC || sys == EDQUOT)
 		why = "disk full";
 	else if (sys == EFBIG)
 		why = "file size limit reached";
@@ -185,12 +189,46 @@ int store_fail(store *st, const char *what)
 	return -1;
 }
 
+/* CMC_STORE_FAULT: 0 off, else the write to fail; fault_sticky: and every
+ * later one.  Read once, before the first write (no writer thread yet). */
+static long fault_at = -1;
+static bool fault_sticky;
+static unsigned long fault_writes;
+
+static long fault_point(void)
+{
+	long at = __atomic_load_n(&fault_at, __ATOMIC_RELAXED);
+	if (at >= 0)
+		return at;
+	const char *e = getenv("CMC_STORE_FAULT");
+	char *end = NULL;
+	at = e ? strtol(e, &end, 10) : 0;
+	if (at < 0 || (end && *end && strcmp(end, "+") != 0))
+		at = 0;
+	fault_sticky = end && *end == '+';
+	__atomic_store_n(&fault_at, at, __ATOMIC_RELAXED);
+	return at;
+}
+
+int store_sqlite_step(store *st, sqlite3_stmt *s)
+{
+	long at = fault_point();
+	if (at && (!sqlite3_stmt_readonly(s) || strncmp(sqlite3_sql(s), "COMMIT", 6) == 0)) {
+		unsigned long n = __atomic_add_fetch(&fault_writes, 1, __ATOMIC_RELAXED);
+		if (n == (unsigned long)at || (fault_sticky && n > (unsigned long)at)) {
+			__atomic_store_n(&st->fault_hit, true, __ATOMIC_RELAXED);
+			return SQLITE_IOERR;
+		}
+	}
+	return sqlite3_step(s);
+}
+
 int store_exec_q(store *st, enum store_q q)
 {
 	sqlite3_stmt *s = store_q(st, q);
 	if (!s)
 		return -1;
-	int rc = sqlite3_step(s);
+	int rc = store_sqlite_step(st, s);
 	int ret = rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_fail(st, sql[q]);
 	store_q_done(s);
 	return ret;

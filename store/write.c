@@ -512,7 +512,7 @@ int64_t store_run_begin(store *st, const store_run_info *in)
 	sqlite3_bind_int64(s, 10, store_self_start());
 	if (in->resumed_from)
 		sqlite3_bind_int64(s, 11, in->resumed_from);
-	int rc = sqlite3_step(s);
+	int rc = store_sqlite_step(st, s);
 	store_q_done(s);
 	if (rc != SQLITE_DONE) {
 		store_fail(st, "insert run");
@@ -612,7 +612,7 @@ int store_run_continue(store *st, int64_t run)
 	sqlite3_bind_int64(s, 1, run);
 	sqlite3_bind_int64(s, 2, getpid());
 	sqlite3_bind_int64(s, 3, store_self_start());
-	int rc = sqlite3_step(s);
+	int rc = store_sqlite_step(st, s);
 	store_q_done(s);
 	if (rc != SQLITE_DONE || store_exec_q(st, Q_COMMIT) < 0 || store_exec_q(st, Q_BEGIN) < 0 ||
 	    store_flush_start(st) < 0) {
@@ -659,8 +659,12 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	sqlite3_bind_int64(s, 1, st->run);
 	sqlite3_bind_text(s, 2, st->failed ? "error" : status, -1, SQLITE_STATIC);
 	sqlite3_bind_double(s, 3, wall_now());
-	sqlite3_bind_int64(s, 4, f && f->complete && !st->failed && !st->frozen ? st->next_id
-										   : st->expanded_below);
+	/* After a failed write the figures committed last stand: the search
+	 * side's expanded_below may count expansions whose edges were rolled
+	 * back, and a resume would then never expand those states again. */
+	if (!st->failed)
+		sqlite3_bind_int64(s, 4, f && f->complete && !st->frozen ? st->next_id
+									  : st->expanded_below);
 	if (f) {
 		store_bind_stats(s, 5, f);
 		sqlite3_bind_int(s, 13, f->complete);
@@ -674,7 +678,7 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 		sqlite3_bind_null(s, 15);
 		sqlite3_bind_null(s, 16);
 	}
-	int rc = sqlite3_step(s);
+	int rc = store_sqlite_step(st, s);
 	store_q_done(s);
 	if (rc != SQLITE_DONE) {
 		store_fail(st, "end run");
