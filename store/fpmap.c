@@ -6,10 +6,16 @@
  */
 #include <stdlib.h>
 
+#include "check.h"
 #include "internal.h"
 #include "util.h"
 
-/* Invariant: n * 2 <= cap, cap a power of two; keys[i] zero iff slot free. */
+/*
+ * Invariant (store_fpmap_is_valid()): cap a power of two, n * 2 <= cap;
+ * keys[i] zero iff slot i is free; n slots are taken; each key is reached
+ * from its home slot by a probe that crosses no free slot, so a lookup
+ * finds it.
+ */
 struct store_fpmap {
 	eng_fp *keys;
 	uint32_t *vals;
@@ -63,6 +69,7 @@ static void grow(store_fpmap *m)
 	free(m->keys);
 	free(m->vals);
 	*m = big;
+	CMC_ASSERT_EXPENSIVE(store_fpmap_is_valid(m));
 }
 
 uint32_t store_fpmap_put(store_fpmap *m, eng_fp fp, uint32_t v)
@@ -76,8 +83,25 @@ uint32_t store_fpmap_put(store_fpmap *m, eng_fp fp, uint32_t v)
 		m->keys[i] = fp;
 		m->vals[i] = v;
 		m->n++;
+		/* the whole map at every power of two: O(1) amortised */
+		CMC_ASSERT_INTERNAL((m->n & (m->n - 1)) || store_fpmap_is_valid(m));
 	}
 	return m->vals[i];
 }
 
 size_t store_fpmap_count(const store_fpmap *m) { return m->n; }
+
+bool store_fpmap_is_valid(const store_fpmap *m)
+{
+	CMC_VALID(m->cap && (m->cap & (m->cap - 1)) == 0, "fpmap: %zu slots, not a power of two", m->cap);
+	CMC_VALID(m->n * 2 <= m->cap, "fpmap load: %zu keys in %zu slots", m->n, m->cap);
+	size_t taken = 0;
+	for (size_t i = 0; i < m->cap; i++) {
+		if (eng_fp_zero(m->keys[i]))
+			continue;
+		taken++;
+		CMC_VALID(slot(m, m->keys[i]) == i, "fpmap slots: the key in slot %zu is not found by a lookup", i);
+	}
+	CMC_VALID(taken == m->n, "fpmap count: %zu keys counted, %zu slots taken", m->n, taken);
+	return true;
+}

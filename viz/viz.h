@@ -94,7 +94,7 @@ typedef struct viz_chunk {
 	uint8_t *slot;             /* n_slots entries VIZ_SLOT_* */
 	bool header_bad;           /* a failing invariant points at the header */
 	uint32_t bad_slot;         /* slot a failing invariant points at, or UINT32_MAX */
-	/* Added with the pool decoder (issue 7). */
+	/* The pool decoder's: where the chunk sits in its unit table. */
 	uint32_t unit;             /* head unit index */
 	int kind;                  /* VIZ_CHUNK_*, as the unit table says */
 	uint32_t units;            /* units it spans (header field) */
