@@ -16,6 +16,7 @@
 #include "check.h"
 #include "cmc_model.h"
 #include "fpset.h"
+#include "internal.h" /* store/: the fpmap */
 #include "queue.h"
 #include "search_int.h"
 #include "tap.h"
@@ -222,6 +223,21 @@ static void check_queue(void)
 	aborts(break_queue, &how, "queue entries", "queue broken (an entry's trailing length)");
 }
 
+/* ---- the store's fingerprint map ----------------------------------------- */
+
+static void check_fpmap(void)
+{
+	store_fpmap *m = store_fpmap_new();
+	ok(store_fpmap_is_valid(m), "fpmap: empty is valid");
+	uint64_t bad = 0;
+	for (uint32_t i = 0; i < 50000; i++)
+		if (store_fpmap_put(m, nth(i % 30000), i) != i % 30000)
+			bad++;
+	ok(bad == 0 && store_fpmap_is_valid(m) && store_fpmap_count(m) == 30000,
+	   "fpmap: valid after 50000 puts (30000 distinct, through growth)");
+	store_fpmap_free(m);
+}
+
 /* ---- a whole search, one and two jobs ------------------------------------- */
 
 static void check_search(void)
@@ -257,6 +273,7 @@ int main(void)
 	check_assert();
 	check_fpset();
 	check_queue();
+	check_fpmap();
 	check_search();
 	return tap_done();
 }
