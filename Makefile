@@ -12,7 +12,7 @@
 #   make install      PREFIX=/usr/local DESTDIR=
 #
 # Sources are found by wildcard: a new engine/foo.c joins libcmc.a, a new
-# tui/cmd-foo.c joins cmc, a new tests/unit/foo.c becomes a test binary.
+# tui/cli/cmd-foo.c joins cmc, a new tests/unit/foo.c becomes a test binary.
 # Example targets and test helpers bring a build.mk fragment of their own.
 
 .DEFAULT_GOAL := all
@@ -55,7 +55,9 @@ ENGINE_SRC += preload/pool_check.c
 STORE_SRC  := $(wildcard store/*.c)
 VIZ_SRC    := $(wildcard viz/*.c)
 MODEL_SRC  := $(wildcard share/models/*.c)
-TUI_SRC    := $(wildcard tui/*.c)
+# tui/cli: the command line; tui/wb: the workbench.  Their files include
+# each other's headers by folder ("cli/cmd.h", "wb/wb.h").
+TUI_SRC    := $(wildcard tui/cli/*.c tui/wb/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 
@@ -95,6 +97,7 @@ $(LIBMODELS): $(call obj,$(MODEL_SRC))
 
 LIBS_ALL = $(LIBVIZ) $(LIBSTORE) $(LIBMODELS) $(LIBCMC)
 
+$(call obj,$(TUI_SRC)): CFLAGS_ALL += -Itui
 $(CMC): $(call obj,$(TUI_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $(call obj,$(TUI_SRC)) $(LIBS_ALL) $(LDLIBS_ALL)
 

@@ -45,7 +45,7 @@ static const struct option check_longopts[] = {
 
 struct check_args {
 	bool json;
-	const char *db, *resume; /* the store: tui/checkstore.c */
+	const char *db, *resume; /* the store: tui/cli/checkstore.c */
 	bool no_store, force;
 	size_t raw_cap;       /* store_opts.raw_cap; 0: the store's default */
 	int order;            /* -1: as the scenario says */
@@ -143,7 +143,7 @@ static int parse_args(int argc, char **argv, struct check_args *a)
 	return 0;
 }
 
-/* runs.space (tui/checkstore.c): what decides the state space, resolved
+/* runs.space (tui/cli/checkstore.c): what decides the state space, resolved
  * (the scenario's bounds with the command line's over them).  The
  * executor is not part of it: both explore the same space. */
 static char *check_space(const struct check_args *a, const eng_opts *o)

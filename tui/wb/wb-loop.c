@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "wb.h"
 
 #define TICK_MS 100

@@ -3,7 +3,7 @@
  * counterexample, step by step with the states and fingerprints passed.
  * Without an id: the violations of a run (the latest by default).  With
  * --file, the counterexample is written as a trace file that `cmc replay
- * --file` reads back (the format: tui/cmd-replay.c).
+ * --file` reads back (the format: tui/cli/cmd-replay.c).
  */
 #include <stdlib.h>
 #include <string.h>

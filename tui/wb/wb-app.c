@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "proc.h"
 #include "util.h"
 #include "wb.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "util.h"
 #include "wb.h"
 

@@ -13,7 +13,7 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "wb.h"
+#include "wb/wb.h"
 
 extern const struct tui_cmd tui_cmd_tui;
 

@@ -1,7 +1,12 @@
 /*
- * cmd.h — the `cmc` program's subcommands.  Each lives in tui/cmd-NAME.c,
+ * cmd.h — the `cmc` program's subcommands.  Each lives in tui/cli/cmd-NAME.c,
  * exports one struct tui_cmd and keeps everything else static; the table in
- * main.c lists them (as tmux's cmd_table[] and git's commands[] do).
+ * main.c lists them.
+ *
+ * tui/cli holds the command line; tui/wb the workbench (`cmc tui`).  What
+ * both use stays here, in cli: opening a target (target.c), the replay
+ * verdict (replay-verdict.c) and the signal handling (signals.c); the
+ * workbench includes this header as "cli/cmd.h".
  */
 #ifndef CMC_TUI_CMD_H
 #define CMC_TUI_CMD_H

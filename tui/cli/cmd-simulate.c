@@ -70,7 +70,7 @@ static int sim_exec(int argc, char **argv)
 	eng_stats st;
 	/* SIGINT, SIGTERM, SIGHUP: the walks stop after the step in progress
 	 * (a process target's wait returns at once); a target's own signal
-	 * is its fault (tui/signals.c). */
+	 * is its fault (tui/cli/signals.c). */
 	tui_signals_stop(NULL);
 	so.stop = tui_signals_flag();
 	int rc = eng_simulate(fe, &so, ls, 2, &st);

@@ -566,7 +566,7 @@ static int replay_exec(int argc, char **argv)
 	o.ctx = &r1;
 	/* SIGINT, SIGTERM, SIGHUP: the wait for the target returns at once
 	 * (proc_interrupt()), the replay stops with what it saw; a target's
-	 * own signal is its fault (tui/signals.c). */
+	 * own signal is its fault (tui/cli/signals.c). */
 	tui_signals_stop(NULL);
 	eng_replay(fe, t, &o, &res);
 
