@@ -11,23 +11,22 @@
 #include <unistd.h>
 
 #include "storeargs.h"
+#include "util.h"
 
 extern const struct tui_cmd tui_cmd_compare;
 
 #define ROW 16
 
-static void trace_inline(FILE *out, const store_trace *t, bool json)
+static void trace_inline_json(struct tui_json *j, const store_trace *t)
 {
-	if (json) {
-		fputc('[', out);
-		for (size_t i = 0; i < t->len; i++) {
-			if (i)
-				fputs(", ", out);
-			tui_json_str(out, t->labels[i]);
-		}
-		fputc(']', out);
-		return;
-	}
+	tui_json_array(j);
+	for (size_t i = 0; i < t->len; i++)
+		tui_json_string(j, t->labels[i]);
+	tui_json_end(j);
+}
+
+static void trace_inline(FILE *out, const store_trace *t)
+{
 	if (t->len == 0)
 		fputs("(initial)", out);
 	for (size_t i = 0; i < t->len; i++) {
@@ -37,6 +36,54 @@ static void trace_inline(FILE *out, const store_trace *t, bool json)
 	}
 }
 
+static int compare_groups_json(store *st, int64_t run, const store_compare *c)
+{
+	char buf[33];
+	struct tui_json j;
+	tui_json_begin(&j, stdout);
+	tui_json_object(&j);
+	tui_json_i64(tui_json_key(&j, "run"), run);
+	tui_json_u64(tui_json_key(&j, "states"), c->states);
+	tui_json_u64(tui_json_key(&j, "raw_distinct"), c->raw_distinct);
+	tui_json_u64(tui_json_key(&j, "canon_distinct"), c->canon_distinct);
+	tui_json_number(tui_json_key(&j, "merge_factor"), "%.4f", c->merge_factor);
+	/* one canonical state a line */
+	tui_json_array_lines(tui_json_key(&j, "canonical"));
+	for (size_t g = 0; g < c->n_groups; g++) {
+		const store_canon_group *grp = &c->groups[g];
+		store_state rep;
+		bool have = store_state_get(st, run, grp->states[0], &rep) == 0;
+		tui_json_object(&j);
+		tui_json_string(tui_json_key(&j, "canon"), eng_fp_hex(grp->canon, buf));
+		tui_json_u64(tui_json_key(&j, "states"), grp->n_states);
+		tui_blob_json(tui_json_key(&j, "record"), st, have ? rep.canon_blob : (eng_fp){0, 0}, 256);
+		if (have)
+			store_state_clear(&rep);
+		tui_json_array(tui_json_key(&j, "raw"));
+		for (size_t i = 0; i < grp->n_raw; i++) {
+			store_trace t;
+			bool ht = store_trace_to(st, run, grp->states[i], &t) == 0;
+			tui_json_object(&j);
+			tui_json_string(tui_json_key(&j, "raw"), eng_fp_hex(grp->raw[i], buf));
+			tui_json_u64(tui_json_key(&j, "state"), grp->states[i]);
+			tui_json_key(&j, "trace");
+			if (ht) {
+				trace_inline_json(&j, &t);
+				store_trace_clear(&t);
+			} else {
+				tui_json_null(&j);
+			}
+			tui_json_end(&j);
+		}
+		tui_json_end(&j);
+		tui_json_end(&j);
+	}
+	tui_json_end(&j);
+	tui_json_end(&j);
+	tui_json_finish(&j);
+	return 0;
+}
+
 static int compare_groups(store *st, int64_t run, bool json)
 {
 	store_compare c;
@@ -44,65 +91,42 @@ static int compare_groups(store *st, int64_t run, bool json)
 		fprintf(stderr, "cmc compare: %s\n", store_error(st));
 		return TUI_EXIT_USAGE;
 	}
+	if (json) {
+		compare_groups_json(st, run, &c);
+		store_compare_clear(&c);
+		return 0;
+	}
 	char buf[33];
-	if (json)
-		printf("{\"run\": %lld, \"states\": %llu, \"raw_distinct\": %llu,"
-		       " \"canon_distinct\": %llu, \"merge_factor\": %.4f, \"canonical\": [",
-		       (long long)run, (unsigned long long)c.states,
-		       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
-		       c.merge_factor);
-	else
-		printf("run %lld: %llu states, %llu distinct raw, %llu distinct canonical,"
-		       " merge factor %.2f\n",
-		       (long long)run, (unsigned long long)c.states,
-		       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
-		       c.merge_factor);
+	printf("run %lld: %llu states, %llu distinct raw, %llu distinct canonical,"
+	       " merge factor %.2f\n",
+	       (long long)run, (unsigned long long)c.states,
+	       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
+	       c.merge_factor);
 	for (size_t g = 0; g < c.n_groups; g++) {
 		store_canon_group *grp = &c.groups[g];
 		store_state rep;
 		bool have = store_state_get(st, run, grp->states[0], &rep) == 0;
-		if (json) {
-			printf("%s\n  {\"canon\": \"%s\", \"states\": %zu, \"record\": ", g ? "," : "",
-			       eng_fp_hex(grp->canon, buf), grp->n_states);
-			tui_blob_print(stdout, st, have ? rep.canon_blob : (eng_fp){0, 0}, 256, true);
-			fputs(", \"raw\": [", stdout);
-		} else {
-			printf("\ncanonical %s: %zu raw variant%s", eng_fp_hex(grp->canon, buf),
-			       grp->n_raw, grp->n_raw == 1 ? "" : "s");
-			if (have && !eng_fp_zero(rep.canon_blob)) {
-				fputs(", record ", stdout);
-				tui_blob_print(stdout, st, rep.canon_blob, 256, false);
-			}
-			putchar('\n');
+		printf("\ncanonical %s: %zu raw variant%s", eng_fp_hex(grp->canon, buf),
+		       grp->n_raw, grp->n_raw == 1 ? "" : "s");
+		if (have && !eng_fp_zero(rep.canon_blob)) {
+			fputs(", record ", stdout);
+			tui_blob_print(stdout, st, rep.canon_blob, 256);
 		}
+		putchar('\n');
 		if (have)
 			store_state_clear(&rep);
 		for (size_t i = 0; i < grp->n_raw; i++) {
 			store_trace t;
 			bool ht = store_trace_to(st, run, grp->states[i], &t) == 0;
-			if (json) {
-				printf("%s{\"raw\": \"%s\", \"state\": %u, \"trace\": ", i ? ", " : "",
-				       eng_fp_hex(grp->raw[i], buf), grp->states[i]);
-				if (ht)
-					trace_inline(stdout, &t, true);
-				else
-					fputs("null", stdout);
-				fputc('}', stdout);
-			} else {
-				printf("  raw %s  state %-6u ", eng_fp_hex(grp->raw[i], buf),
-				       grp->states[i]);
-				if (ht)
-					trace_inline(stdout, &t, false);
-				putchar('\n');
-			}
+			printf("  raw %s  state %-6u ", eng_fp_hex(grp->raw[i], buf),
+			       grp->states[i]);
+			if (ht)
+				trace_inline(stdout, &t);
+			putchar('\n');
 			if (ht)
 				store_trace_clear(&t);
 		}
-		if (json)
-			fputs("]}", stdout);
 	}
-	if (json)
-		puts("]}");
 	store_compare_clear(&c);
 	return 0;
 }
@@ -135,6 +159,18 @@ static void hex_row(const uint8_t *d, size_t len, size_t off, const uint8_t *oth
 	}
 }
 
+/* Bytes [from, to) of p (len of them held) as a JSON string of hex. */
+static void hex_json(struct tui_json *j, const uint8_t *p, size_t len, size_t from, size_t to)
+{
+	size_t end = to < len ? to : len;
+	char *hex = eng_xmalloc(2 * (end > from ? end - from : 0) + 1), *h = hex;
+	for (size_t i = from; i < end; i++)
+		h += sprintf(h, "%02x", p[i]);
+	*h = 0;
+	tui_json_string(j, hex);
+	free(hex);
+}
+
 static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json)
 {
 	uint8_t *da, *db;
@@ -149,11 +185,18 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 	for (size_t k = 0; k < n; k++)
 		ndiff += k >= la || k >= lb || da[k] != db[k];
 	if (json) {
-		printf("{\"run\": %lld, \"a\": %lld, \"b\": %lld, \"len_a\": %zu, \"len_b\": %zu,"
-		       " \"full_len_a\": %zu, \"full_len_b\": %zu, \"bytes_differ\": %zu,"
-		       " \"ranges\": [",
-		       (long long)run, (long long)a, (long long)b, la, lb, fa, fb, ndiff);
-		bool first = true;
+		struct tui_json j;
+		tui_json_begin(&j, stdout);
+		tui_json_object(&j);
+		tui_json_i64(tui_json_key(&j, "run"), run);
+		tui_json_i64(tui_json_key(&j, "a"), a);
+		tui_json_i64(tui_json_key(&j, "b"), b);
+		tui_json_u64(tui_json_key(&j, "len_a"), la);
+		tui_json_u64(tui_json_key(&j, "len_b"), lb);
+		tui_json_u64(tui_json_key(&j, "full_len_a"), fa);
+		tui_json_u64(tui_json_key(&j, "full_len_b"), fb);
+		tui_json_u64(tui_json_key(&j, "bytes_differ"), ndiff);
+		tui_json_array(tui_json_key(&j, "ranges"));
 		for (size_t k = 0; k < n;) {
 			if (k < la && k < lb && da[k] == db[k]) {
 				k++;
@@ -162,18 +205,17 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 			size_t e = k;
 			while (e < n && !(e < la && e < lb && da[e] == db[e]))
 				e++;
-			printf("%s{\"offset\": %zu, \"len\": %zu, \"a\": \"", first ? "" : ", ", k,
-			       e - k);
-			for (size_t i = k; i < e && i < la; i++)
-				printf("%02x", da[i]);
-			fputs("\", \"b\": \"", stdout);
-			for (size_t i = k; i < e && i < lb; i++)
-				printf("%02x", db[i]);
-			fputs("\"}", stdout);
-			first = false;
+			tui_json_object(&j);
+			tui_json_u64(tui_json_key(&j, "offset"), k);
+			tui_json_u64(tui_json_key(&j, "len"), e - k);
+			hex_json(tui_json_key(&j, "a"), da, la, k, e);
+			hex_json(tui_json_key(&j, "b"), db, lb, k, e);
+			tui_json_end(&j);
 			k = e;
 		}
-		puts("]}");
+		tui_json_end(&j);
+		tui_json_end(&j);
+		tui_json_finish(&j);
 	} else {
 		printf("run %lld: raw snapshots of states %lld (%zu bytes) and %lld (%zu bytes):"
 		       " %zu bytes differ%s\n",

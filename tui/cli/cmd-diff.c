@@ -13,50 +13,59 @@
 
 extern const struct tui_cmd tui_cmd_diff;
 
-static void side(store *st, int64_t run, const store_diff_side *s, bool json)
+static void side_json(struct tui_json *j, store *st, int64_t run, const store_diff_side *s)
 {
 	char buf[33];
-	if (json)
-		printf("{\"run\": %lld, \"count\": %zu, \"states\": [", (long long)run, s->n);
-	else
-		printf("only in run %lld: %zu canonical state%s\n", (long long)run, s->n,
-		       s->n == 1 ? "" : "s");
+	tui_json_object(j);
+	tui_json_i64(tui_json_key(j, "run"), run);
+	tui_json_u64(tui_json_key(j, "count"), s->n);
+	tui_json_array(tui_json_key(j, "states"));
 	for (size_t i = 0; i < s->n; i++) {
 		store_trace t;
 		bool ht = store_trace_to(st, run, s->states[i], &t) == 0;
-		if (json) {
-			printf("%s{\"state\": %u, \"canon\": \"%s\", \"trace\": [", i ? ", " : "",
-			       s->states[i], eng_fp_hex(s->canon[i], buf));
-			for (size_t k = 0; ht && k < t.len; k++) {
-				if (k)
-					fputs(", ", stdout);
-				tui_json_str(stdout, t.labels[k]);
-			}
-			fputs("]}", stdout);
-		} else {
-			printf("  state %-6u %s  ", s->states[i], eng_fp_hex(s->canon[i], buf));
-			for (size_t k = 0; ht && k < t.len; k++) {
-				if (k)
-					fputs(" ; ", stdout);
-				tui_escape(stdout, t.labels[k], strlen(t.labels[k]), 64);
-			}
-			if (ht && t.len == 0)
-				fputs("(initial)", stdout);
-			putchar('\n');
-		}
+		tui_json_object(j);
+		tui_json_u64(tui_json_key(j, "state"), s->states[i]);
+		tui_json_string(tui_json_key(j, "canon"), eng_fp_hex(s->canon[i], buf));
+		tui_json_array(tui_json_key(j, "trace"));
+		for (size_t k = 0; ht && k < t.len; k++)
+			tui_json_string(j, t.labels[k]);
+		tui_json_end(j);
+		tui_json_end(j);
 		if (ht)
 			store_trace_clear(&t);
 	}
-	if (json)
-		fputs("]}", stdout);
+	tui_json_end(j);
+	tui_json_end(j);
 }
 
-static void id_or_none(uint32_t id, bool json)
+static void side(store *st, int64_t run, const store_diff_side *s)
+{
+	char buf[33];
+	printf("only in run %lld: %zu canonical state%s\n", (long long)run, s->n,
+	       s->n == 1 ? "" : "s");
+	for (size_t i = 0; i < s->n; i++) {
+		store_trace t;
+		bool ht = store_trace_to(st, run, s->states[i], &t) == 0;
+		printf("  state %-6u %s  ", s->states[i], eng_fp_hex(s->canon[i], buf));
+		for (size_t k = 0; ht && k < t.len; k++) {
+			if (k)
+				fputs(" ; ", stdout);
+			tui_escape(stdout, t.labels[k], strlen(t.labels[k]), 64);
+		}
+		if (ht && t.len == 0)
+			fputs("(initial)", stdout);
+		putchar('\n');
+		if (ht)
+			store_trace_clear(&t);
+	}
+}
+
+static void id_or_none(uint32_t id)
 {
 	if (id == ENG_NO_STATE)
-		fputs(json ? "null" : "(no such step)", stdout);
+		fputs("(no such step)", stdout);
 	else
-		printf(json ? "%u" : "state %u", id);
+		printf("state %u", id);
 }
 
 static int diff_exec(int argc, char **argv)
@@ -81,52 +90,52 @@ static int diff_exec(int argc, char **argv)
 		rc = TUI_EXIT_USAGE;
 	} else if (rc == 0) {
 		if (json) {
-			printf("{\"a\": %lld, \"b\": %lld, \"only_a\": ", (long long)a, (long long)b);
-			side(st, a, &d.only_a, true);
-			fputs(", \"only_b\": ", stdout);
-			side(st, b, &d.only_b, true);
-			fputs(", \"parting\": ", stdout);
+			struct tui_json j;
+			tui_json_begin(&j, stdout);
+			tui_json_object(&j);
+			tui_json_i64(tui_json_key(&j, "a"), a);
+			tui_json_i64(tui_json_key(&j, "b"), b);
+			side_json(tui_json_key(&j, "only_a"), st, a, &d.only_a);
+			side_json(tui_json_key(&j, "only_b"), st, b, &d.only_b);
+			tui_json_key(&j, "parting");
 			if (!d.parted) {
-				fputs("null", stdout);
+				tui_json_null(&j);
 			} else {
-				fputs("{\"from_a\": ", stdout);
-				id_or_none(d.from_a, true);
-				fputs(", \"from_b\": ", stdout);
-				id_or_none(d.from_b, true);
-				fputs(", \"label\": ", stdout);
-				tui_json_str(stdout, d.label);
-				fputs(", \"to_a\": ", stdout);
-				id_or_none(d.to_a, true);
-				fputs(", \"to_b\": ", stdout);
-				id_or_none(d.to_b, true);
-				fputc('}', stdout);
+				tui_json_object(&j);
+				tui_json_state(tui_json_key(&j, "from_a"), d.from_a);
+				tui_json_state(tui_json_key(&j, "from_b"), d.from_b);
+				tui_json_string(tui_json_key(&j, "label"), d.label);
+				tui_json_state(tui_json_key(&j, "to_a"), d.to_a);
+				tui_json_state(tui_json_key(&j, "to_b"), d.to_b);
+				tui_json_end(&j);
 			}
-			puts("}");
+			tui_json_end(&j);
+			tui_json_finish(&j);
 		} else {
-			side(st, a, &d.only_a, false);
-			side(st, b, &d.only_b, false);
+			side(st, a, &d.only_a);
+			side(st, b, &d.only_b);
 			if (!d.parted) {
 				puts("the two graphs do not part: same canonical states, same steps");
 			} else if (d.from_a == ENG_NO_STATE && d.to_a != ENG_NO_STATE) {
 				printf("the graphs part at the start: run %lld's initial ", (long long)a);
-				id_or_none(d.to_a, false);
+				id_or_none(d.to_a);
 				printf(" is not an initial state of run %lld\n", (long long)b);
 			} else if (d.from_a == ENG_NO_STATE) {
 				printf("the graphs part at the start: run %lld's initial ", (long long)b);
-				id_or_none(d.to_b, false);
+				id_or_none(d.to_b);
 				printf(" is not an initial state of run %lld\n", (long long)a);
 			} else {
 				printf("the graphs first part at: from run %lld ", (long long)a);
-				id_or_none(d.from_a, false);
+				id_or_none(d.from_a);
 				printf(" / run %lld ", (long long)b);
-				id_or_none(d.from_b, false);
+				id_or_none(d.from_b);
 				fputs(", step ", stdout);
 				tui_escape(stdout, d.label ? d.label : "?",
 					   d.label ? strlen(d.label) : 1, 64);
 				printf(" leads to run %lld ", (long long)a);
-				id_or_none(d.to_a, false);
+				id_or_none(d.to_a);
 				printf(" / run %lld ", (long long)b);
-				id_or_none(d.to_b, false);
+				id_or_none(d.to_b);
 				puts("");
 			}
 		}

@@ -359,94 +359,85 @@ static const char *outcome_json(eng_step_outcome o)
 	return "?";
 }
 
-static void json_fp(eng_fp fp)
-{
-	char b[33];
-	if (eng_fp_zero(fp))
-		fputs("null", stdout);
-	else
-		printf("\"%s\"", eng_fp_hex(fp, b));
-}
-
-static void json_step(const struct replay_args *a, size_t i)
+static void json_step(struct tui_json *j, const struct replay_args *a, size_t i)
 {
 	const struct step *s = &a->r1->st[i];
 	const struct step *s2 = a->r2 ? &a->r2->st[i] : NULL;
 	char f[33], r[33], c[33];
-	printf("{\"step\": %zu, \"label\": ", i);
-	tui_json_str(stdout, i ? a->t->labels[i - 1] : NULL);
+	tui_json_object(j);
+	tui_json_u64(tui_json_key(j, "step"), i);
+	tui_json_string(tui_json_key(j, "label"), i ? a->t->labels[i - 1] : NULL);
 	/* label, fp, raw, canonical first and as strings: older scripts read
 	 * them in that order */
-	printf(", \"fp\": \"%s\", \"raw\": \"%s\", \"canonical\": \"%s\", \"outcome\": ",
-	       eng_fp_hex(s->fp, f), eng_fp_hex(s->raw, r), eng_fp_hex(s->canon, c));
+	tui_json_string(tui_json_key(j, "fp"), eng_fp_hex(s->fp, f));
+	tui_json_string(tui_json_key(j, "raw"), eng_fp_hex(s->raw, r));
+	tui_json_string(tui_json_key(j, "canonical"), eng_fp_hex(s->canon, c));
 	eng_step_outcome o = s2 && s2->seen && s->outcome != ENG_STEP_NOT_TAKEN ? s2->outcome : s->outcome;
-	tui_json_str(stdout, a->odd_step == i ? "diverged" : !s->seen ? "not_replayed"
-			     : a->signal && o == ENG_STEP_ERROR ? "interrupted" : outcome_json(o));
-	fputs(", \"expected\": ", stdout);
-	json_fp(a->two_runs ? (eng_fp){0, 0} : i ? a->t->fps[i - 1] : a->t->init_fp);
-	if (s2) {
-		fputs(", \"second_run\": ", stdout);
-		json_fp(s2->fp);
-	}
-	fputs(", \"fault\": ", stdout);
-	tui_json_str(stdout, s->fault ? s->fault_what : NULL);
-	fputs(", \"violated\": ", stdout);
-	tui_json_str(stdout, s->violated);
-	fputc('}', stdout);
+	tui_json_string(tui_json_key(j, "outcome"),
+			a->odd_step == i ? "diverged" : !s->seen ? "not_replayed"
+			: a->signal && o == ENG_STEP_ERROR ? "interrupted" : outcome_json(o));
+	tui_json_fp(tui_json_key(j, "expected"),
+		    a->two_runs ? (eng_fp){0, 0} : i ? a->t->fps[i - 1] : a->t->init_fp);
+	if (s2)
+		tui_json_fp(tui_json_key(j, "second_run"), s2->fp);
+	tui_json_string(tui_json_key(j, "fault"), s->fault ? s->fault_what : NULL);
+	tui_json_string(tui_json_key(j, "violated"), s->violated);
+	tui_json_end(j);
 }
 
 static void print_json(const struct replay_args *a)
 {
 	const eng_replay_result *res = a->res;
 	static const char *const verdicts[] = {"ok", "violation", "error", "not_reproduced"};
-	printf("{\"target\": ");
-	tui_json_str(stdout, a->target);
-	printf(", \"steps\": %zu, \"replayed\": %zu, \"verdict\": \"%s\", \"exit\": %d, "
-	       "\"interrupted\": %s, \"signal\": ", a->t->len, res->taken,
-	       a->signal ? "interrupted" : verdicts[a->code], a->code, a->signal ? "true" : "false");
-	tui_json_str(stdout, a->signal ? tui_signal_name(a->signal) : NULL);
-	fputs(", \"message\": ", stdout);
-	tui_json_str(stdout, a->verdict);
-	fputs(", \"expect\": ", stdout);
-	tui_json_str(stdout, a->rec->expect);
-	fputs(", \"violation\": ", stdout);
+	struct tui_json j;
+	tui_json_begin(&j, stdout);
+	tui_json_object(&j);
+	tui_json_string(tui_json_key(&j, "target"), a->target);
+	tui_json_u64(tui_json_key(&j, "steps"), a->t->len);
+	tui_json_u64(tui_json_key(&j, "replayed"), res->taken);
+	tui_json_string(tui_json_key(&j, "verdict"), a->signal ? "interrupted" : verdicts[a->code]);
+	tui_json_i64(tui_json_key(&j, "exit"), a->code);
+	tui_json_bool(tui_json_key(&j, "interrupted"), a->signal);
+	tui_json_string(tui_json_key(&j, "signal"), a->signal ? tui_signal_name(a->signal) : NULL);
+	tui_json_string(tui_json_key(&j, "message"), a->verdict);
+	tui_json_string(tui_json_key(&j, "expect"), a->rec->expect);
+	tui_json_key(&j, "violation");
 	if (res->violated == SIZE_MAX) {
-		fputs("null", stdout);
+		tui_json_null(&j);
 	} else {
-		fputs("{\"property\": ", stdout);
-		tui_json_str(stdout, res->property);
-		fputs(", \"message\": ", stdout);
-		tui_json_str(stdout, res->message);
-		printf(", \"step\": %zu, \"label\": ", res->violated);
-		tui_json_str(stdout, res->violated ? a->t->labels[res->violated - 1] : NULL);
-		printf(", \"fault\": %s}", res->fault ? "true" : "false");
+		tui_json_object(&j);
+		tui_json_string(tui_json_key(&j, "property"), res->property);
+		tui_json_string(tui_json_key(&j, "message"), res->message);
+		tui_json_u64(tui_json_key(&j, "step"), res->violated);
+		tui_json_string(tui_json_key(&j, "label"),
+				res->violated ? a->t->labels[res->violated - 1] : NULL);
+		tui_json_bool(tui_json_key(&j, "fault"), res->fault);
+		tui_json_end(&j);
 	}
-	fputs(", \"diverged_at\": ", stdout);
+	tui_json_key(&j, "diverged_at");
 	if (res->diverged == SIZE_MAX)
-		fputs("null", stdout);
+		tui_json_null(&j);
 	else
-		printf("%zu", res->diverged);
-	fputs(", \"reason\": ", stdout);
-	tui_json_str(stdout, res->diverged == SIZE_MAX ? NULL : res->why);
-	fputs(", \"divergence\": ", stdout);
+		tui_json_u64(&j, res->diverged);
+	tui_json_string(tui_json_key(&j, "reason"), res->diverged == SIZE_MAX ? NULL : res->why);
+	tui_json_key(&j, "divergence");
 	if (res->diverged == SIZE_MAX) {
-		fputs("null", stdout);
+		tui_json_null(&j);
 	} else {
-		printf("{\"step\": %zu, \"how\": \"%s\", \"expected\": ", res->diverged,
-		       outcome_json(res->how));
-		json_fp(res->expected);
-		fputs(", \"actual\": ", stdout);
-		json_fp(res->actual);
-		fputc('}', stdout);
+		tui_json_object(&j);
+		tui_json_u64(tui_json_key(&j, "step"), res->diverged);
+		tui_json_string(tui_json_key(&j, "how"), outcome_json(res->how));
+		tui_json_fp(tui_json_key(&j, "expected"), res->expected);
+		tui_json_fp(tui_json_key(&j, "actual"), res->actual);
+		tui_json_end(&j);
 	}
-	fputs(", \"init\": ", stdout);
-	json_step(a, 0);
-	fputs(", \"trace\": [", stdout);
-	for (size_t i = 1; i <= a->t->len; i++) {
-		fputs(i > 1 ? ", " : "", stdout);
-		json_step(a, i);
-	}
-	fputs("]}\n", stdout);
+	json_step(tui_json_key(&j, "init"), a, 0);
+	tui_json_array(tui_json_key(&j, "trace"));
+	for (size_t i = 1; i <= a->t->len; i++)
+		json_step(&j, a, i);
+	tui_json_end(&j);
+	tui_json_end(&j);
+	tui_json_finish(&j);
 }
 
 /* ---- the command ------------------------------------------------------ */

@@ -24,44 +24,42 @@ static void when(double t, char buf[32])
 	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static void run_json(FILE *out, const store_run *r)
+static void run_json(struct tui_json *j, const store_run *r)
 {
 	char t0[32], t1[32];
 	when(r->started, t0);
 	when(r->ended, t1);
 	/* Every string from the database through the JSON writer: a crafted
 	 * database may hold any byte in any column. */
-	fprintf(out, "{\"id\": %lld, \"status\": ", (long long)r->id);
-	tui_json_str(out, r->status);
-	fputs(", \"kind\": ", out);
-	tui_json_str(out, r->kind);
-	fputs(", \"name\": ", out);
-	tui_json_str(out, r->name);
-	fputs(", \"source_path\": ", out);
-	tui_json_str(out, r->source_path);
-	fputs(", \"options\": ", out);
-	tui_json_str(out, r->options);
-	fputs(", \"version\": ", out);
-	tui_json_str(out, r->version);
-	fputs(", \"order\": ", out);
-	tui_json_str(out, r->order ? r->order : "bfs");
-	fprintf(out,
-		", \"started\": \"%s\", \"ended\": %s%s%s, \"distinct\": %llu,"
-		" \"generated\": %llu, \"transitions\": %llu, \"depth\": %u, \"violations\": %llu,"
-		" \"raw_distinct\": %llu, \"canon_distinct\": %llu, \"elapsed_s\": %.3f,"
-		" \"complete\": %s, \"bounded\": %s, \"stored_states\": %llu,"
-		" \"stored_transitions\": %llu, \"resumed_from\": ",
-		t0, r->ended > 0 ? "\"" : "",
-		r->ended > 0 ? t1 : "null", r->ended > 0 ? "\"" : "",
-		(unsigned long long)r->distinct, (unsigned long long)r->generated,
-		(unsigned long long)r->transitions, r->depth, (unsigned long long)r->violations,
-		(unsigned long long)r->raw_distinct, (unsigned long long)r->canon_distinct,
-		r->elapsed_s, r->complete ? "true" : "false", r->bounded ? "true" : "false",
-		(unsigned long long)r->stored_states, (unsigned long long)r->stored_transitions);
+	tui_json_object(j);
+	tui_json_i64(tui_json_key(j, "id"), r->id);
+	tui_json_string(tui_json_key(j, "status"), r->status);
+	tui_json_string(tui_json_key(j, "kind"), r->kind);
+	tui_json_string(tui_json_key(j, "name"), r->name);
+	tui_json_string(tui_json_key(j, "source_path"), r->source_path);
+	tui_json_string(tui_json_key(j, "options"), r->options);
+	tui_json_string(tui_json_key(j, "version"), r->version);
+	tui_json_string(tui_json_key(j, "order"), r->order ? r->order : "bfs");
+	tui_json_string(tui_json_key(j, "started"), t0);
+	tui_json_string(tui_json_key(j, "ended"), r->ended > 0 ? t1 : NULL);
+	tui_json_u64(tui_json_key(j, "distinct"), r->distinct);
+	tui_json_u64(tui_json_key(j, "generated"), r->generated);
+	tui_json_u64(tui_json_key(j, "transitions"), r->transitions);
+	tui_json_u64(tui_json_key(j, "depth"), r->depth);
+	tui_json_u64(tui_json_key(j, "violations"), r->violations);
+	tui_json_u64(tui_json_key(j, "raw_distinct"), r->raw_distinct);
+	tui_json_u64(tui_json_key(j, "canon_distinct"), r->canon_distinct);
+	tui_json_number(tui_json_key(j, "elapsed_s"), "%.3f", r->elapsed_s);
+	tui_json_bool(tui_json_key(j, "complete"), r->complete);
+	tui_json_bool(tui_json_key(j, "bounded"), r->bounded);
+	tui_json_u64(tui_json_key(j, "stored_states"), r->stored_states);
+	tui_json_u64(tui_json_key(j, "stored_transitions"), r->stored_transitions);
+	tui_json_key(j, "resumed_from");
 	if (r->resumed_from)
-		fprintf(out, "%lld}", (long long)r->resumed_from);
+		tui_json_i64(j, r->resumed_from);
 	else
-		fputs("null}", out);
+		tui_json_null(j);
+	tui_json_end(j);
 }
 
 static int runs_exec(int argc, char **argv)
@@ -84,14 +82,16 @@ static int runs_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	}
 	if (json) {
-		fputs("{\"db\": ", stdout);
-		tui_json_str(stdout, store_path(st));
-		fputs(", \"runs\": [", stdout);
-		for (size_t i = 0; i < n; i++) {
-			fputs(i ? ",\n  " : "\n  ", stdout);
-			run_json(stdout, &r[i]);
-		}
-		fputs("]}\n", stdout);
+		struct tui_json j;
+		tui_json_begin(&j, stdout);
+		tui_json_object(&j);
+		tui_json_string(tui_json_key(&j, "db"), store_path(st));
+		tui_json_array_lines(tui_json_key(&j, "runs"));
+		for (size_t i = 0; i < n; i++)
+			run_json(&j, &r[i]);
+		tui_json_end(&j);
+		tui_json_end(&j);
+		tui_json_finish(&j);
 	} else if (n == 0) {
 		printf("%s holds no run yet\n", store_path(st));
 	} else {

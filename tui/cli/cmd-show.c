@@ -23,45 +23,43 @@ static const char *status_name(int s)
 static void show_json(store *st, int64_t run, const store_state *s, const store_trace *t,
 		      const store_edge *e, size_t ne)
 {
-	printf("{\"run\": %lld, \"state\": %u, \"depth\": %u, \"status\": \"%s\", \"parent\": ",
-	       (long long)run, s->id, s->depth, status_name(s->status));
-	if (s->parent == ENG_NO_STATE)
-		fputs("null", stdout);
-	else
-		printf("%u", s->parent);
-	fputs(", \"label\": ", stdout);
-	tui_json_str(stdout, s->label);
-	fputs(", \"fp\": ", stdout);
-	tui_fp_json(stdout, s->fp);
-	fputs(", \"raw_fp\": ", stdout);
-	tui_fp_json(stdout, s->raw_fp);
-	fputs(", \"canon_fp\": ", stdout);
-	tui_fp_json(stdout, s->canon_fp);
-	printf(", \"obs_flags\": %u", s->obs_flags);
+	struct tui_json j;
+	tui_json_begin(&j, stdout);
+	tui_json_object(&j);
+	tui_json_i64(tui_json_key(&j, "run"), run);
+	tui_json_u64(tui_json_key(&j, "state"), s->id);
+	tui_json_u64(tui_json_key(&j, "depth"), s->depth);
+	tui_json_string(tui_json_key(&j, "status"), status_name(s->status));
+	tui_json_state(tui_json_key(&j, "parent"), s->parent);
+	tui_json_string(tui_json_key(&j, "label"), s->label);
+	tui_json_fp(tui_json_key(&j, "fp"), s->fp);
+	tui_json_fp(tui_json_key(&j, "raw_fp"), s->raw_fp);
+	tui_json_fp(tui_json_key(&j, "canon_fp"), s->canon_fp);
+	tui_json_u64(tui_json_key(&j, "obs_flags"), s->obs_flags);
 	if (s->obs_flags & ENG_OBS_EXITED)
-		printf(", \"exit_status\": %d", s->exit_status);
+		tui_json_i64(tui_json_key(&j, "exit_status"), s->exit_status);
 	if (s->obs_flags & ENG_OBS_SIGNALED)
-		printf(", \"signal\": %d", s->term_signal);
-	fputs(", \"fault\": ", stdout);
-	tui_json_str(stdout, s->fault);
-	if (s->obs_flags & ENG_OBS_ALLOC)
-		printf(", \"alloc_checked\": %u, \"alloc_failed\": %u", s->alloc_checked,
-		       s->alloc_failed);
-	fputs(", \"reply\": ", stdout);
-	tui_blob_print(stdout, st, s->reply_blob, SHOW_MAX, true);
-	fputs(", \"canonical_record\": ", stdout);
-	tui_blob_print(stdout, st, s->canon_blob, SHOW_MAX, true);
-	fputs(", \"raw_blob\": ", stdout);
-	tui_fp_json(stdout, s->raw_blob);
-	fputs(", \"trace\": ", stdout);
-	tui_trace_print(stdout, t, true);
-	fputs(", \"successors\": [", stdout);
-	for (size_t i = 0; i < ne; i++) {
-		printf("%s{\"label\": ", i ? ", " : "");
-		tui_json_str(stdout, e[i].label);
-		printf(", \"to\": %u, \"new\": %s}", e[i].to, e[i].new_state ? "true" : "false");
+		tui_json_i64(tui_json_key(&j, "signal"), s->term_signal);
+	tui_json_string(tui_json_key(&j, "fault"), s->fault);
+	if (s->obs_flags & ENG_OBS_ALLOC) {
+		tui_json_u64(tui_json_key(&j, "alloc_checked"), s->alloc_checked);
+		tui_json_u64(tui_json_key(&j, "alloc_failed"), s->alloc_failed);
 	}
-	fputs("]}\n", stdout);
+	tui_blob_json(tui_json_key(&j, "reply"), st, s->reply_blob, SHOW_MAX);
+	tui_blob_json(tui_json_key(&j, "canonical_record"), st, s->canon_blob, SHOW_MAX);
+	tui_json_fp(tui_json_key(&j, "raw_blob"), s->raw_blob);
+	tui_trace_json(tui_json_key(&j, "trace"), t);
+	tui_json_array(tui_json_key(&j, "successors"));
+	for (size_t i = 0; i < ne; i++) {
+		tui_json_object(&j);
+		tui_json_string(tui_json_key(&j, "label"), e[i].label);
+		tui_json_u64(tui_json_key(&j, "to"), e[i].to);
+		tui_json_bool(tui_json_key(&j, "new"), e[i].new_state);
+		tui_json_end(&j);
+	}
+	tui_json_end(&j);
+	tui_json_end(&j);
+	tui_json_finish(&j);
 }
 
 /* A model state through the model's own printer, when the run's model is
@@ -117,12 +115,12 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 		       s->alloc_failed);
 	if (!eng_fp_zero(s->reply_blob)) {
 		fputs("reply            ", stdout);
-		tui_blob_print(stdout, st, s->reply_blob, SHOW_MAX, false);
+		tui_blob_print(stdout, st, s->reply_blob, SHOW_MAX);
 		putchar('\n');
 	}
 	if (!eng_fp_zero(s->canon_blob)) {
 		fputs("canonical record ", stdout);
-		tui_blob_print(stdout, st, s->canon_blob, SHOW_MAX, false);
+		tui_blob_print(stdout, st, s->canon_blob, SHOW_MAX);
 		putchar('\n');
 	}
 	if (!eng_fp_zero(s->raw_blob)) {
@@ -135,7 +133,7 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 		}
 	}
 	printf("trace (%zu steps):\n", t->len);
-	tui_trace_print(stdout, t, false);
+	tui_trace_print(stdout, t);
 	printf("successors (%zu):\n", ne);
 	for (size_t i = 0; i < ne; i++) {
 		fputs("  ", stdout);

@@ -14,38 +14,26 @@
 
 extern const struct tui_cmd tui_cmd_trace;
 
-static void print_violation(const store_violation *v, bool json)
+static void violation_json(struct tui_json *j, const store_violation *v)
 {
-	if (json) {
-		printf("{\"violation\": %lld, \"run\": %lld, \"property\": ", (long long)v->id,
-		       (long long)v->run);
-		tui_json_str(stdout, v->property);
-		fputs(", \"message\": ", stdout);
-		tui_json_str(stdout, v->message);
-		fputs(", \"state\": ", stdout);
-		if (v->state == ENG_NO_STATE)
-			fputs("null", stdout);
-		else
-			printf("%u", v->state);
-		printf(", \"length\": %zu, \"trace\": ", v->trace.len);
-		tui_trace_print(stdout, &v->trace, true);
-		/* the violating transition (NULLs: a state's violation, or one
-		 * stored before schema 4) */
-		fputs(", \"from\": ", stdout);
-		if (v->source == ENG_NO_STATE)
-			fputs("null", stdout);
-		else
-			printf("%u", v->source);
-		fputs(", \"label\": ", stdout);
-		tui_json_str(stdout, v->label);
-		fputs(", \"to\": ", stdout);
-		if (v->target == ENG_NO_STATE)
-			fputs("null", stdout);
-		else
-			printf("%u", v->target);
-		fputs("}", stdout);
-		return;
-	}
+	tui_json_object(j);
+	tui_json_i64(tui_json_key(j, "violation"), v->id);
+	tui_json_i64(tui_json_key(j, "run"), v->run);
+	tui_json_string(tui_json_key(j, "property"), v->property);
+	tui_json_string(tui_json_key(j, "message"), v->message);
+	tui_json_state(tui_json_key(j, "state"), v->state);
+	tui_json_u64(tui_json_key(j, "length"), v->trace.len);
+	tui_trace_json(tui_json_key(j, "trace"), &v->trace);
+	/* the violating transition (nulls: a state's violation, or one
+	 * stored before schema 4) */
+	tui_json_state(tui_json_key(j, "from"), v->source);
+	tui_json_string(tui_json_key(j, "label"), v->label);
+	tui_json_state(tui_json_key(j, "to"), v->target);
+	tui_json_end(j);
+}
+
+static void print_violation(const store_violation *v)
+{
 	printf("violation %lld (run %lld): ", (long long)v->id, (long long)v->run);
 	tui_escape(stdout, v->property, strlen(v->property), 256);
 	if (v->message && *v->message) {
@@ -58,7 +46,7 @@ static void print_violation(const store_violation *v, bool json)
 	if (v->source != ENG_NO_STATE)
 		printf(", the last from state %u", v->source);
 	puts(":");
-	tui_trace_print(stdout, &v->trace, false);
+	tui_trace_print(stdout, &v->trace);
 }
 
 /* The counterexample as a trace file: its initial state, the property it
@@ -135,12 +123,16 @@ static int trace_exec(int argc, char **argv)
 			fprintf(stderr, "cmc trace: %s\n", store_error(st));
 			rc = TUI_EXIT_USAGE;
 		} else {
-			if (so.file)
+			if (so.file) {
 				rc = write_trace_file(so.file, &v);
-			else
-				print_violation(&v, json);
-			if (json && !so.file)
-				putchar('\n');
+			} else if (json) {
+				struct tui_json j;
+				tui_json_begin(&j, stdout);
+				violation_json(&j, &v);
+				tui_json_finish(&j);
+			} else {
+				print_violation(&v);
+			}
 			store_violation_clear(&v);
 		}
 	} else {
@@ -160,20 +152,27 @@ static int trace_exec(int argc, char **argv)
 				rc = write_trace_file(so.file, &v[0]);
 			}
 			store_violations_free(v, n);
+		} else if (rc == 0 && json) {
+			struct tui_json j;
+			tui_json_begin(&j, stdout);
+			tui_json_object(&j);
+			tui_json_i64(tui_json_key(&j, "run"), run);
+			/* one violation a line */
+			tui_json_array_sep(tui_json_key(&j, "violations"), "", ",\n ");
+			for (size_t i = 0; i < n; i++)
+				violation_json(&j, &v[i]);
+			tui_json_end(&j);
+			tui_json_end(&j);
+			tui_json_finish(&j);
+			store_violations_free(v, n);
 		} else if (rc == 0) {
-			if (json)
-				printf("{\"run\": %lld, \"violations\": [", (long long)run);
-			else if (n == 0)
+			if (n == 0)
 				printf("run %lld has no violation\n", (long long)run);
 			for (size_t i = 0; i < n; i++) {
-				if (json && i)
-					fputs(",\n ", stdout);
-				else if (i)
+				if (i)
 					putchar('\n');
-				print_violation(&v[i], json);
+				print_violation(&v[i]);
 			}
-			if (json)
-				puts("]}");
 			store_violations_free(v, n);
 		}
 	}

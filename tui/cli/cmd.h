@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "cmc.h"
+#include "json.h"
 
 /* Exit codes (see the man page): */
 #define TUI_EXIT_OK 0
@@ -70,9 +71,6 @@ void tui_report_interrupted(tui_report *r, int sig);
 void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,
 		      const char *error, FILE *out);
 
-/* json.c: JSON string output, every byte escaped so the text stays valid. */
-void tui_json_str(FILE *out, const char *s);
-void tui_json_bytes(FILE *out, const void *p, size_t n);
 /* escape.c: untrusted bytes for a terminal: printable ASCII as is, the rest
  * as \n, \t, \xHH.  Writes at most `max` input bytes, then "...". */
 void tui_escape(FILE *out, const void *p, size_t n, size_t max);

@@ -191,79 +191,72 @@ static const char *frontend_note(const tui_report *r)
 static void print_json(tui_report *r, const eng_stats *st, const char *what, const char *error,
 		       FILE *out)
 {
-	fprintf(out, "{\"target\": ");
-	tui_json_str(out, what);
-	fprintf(out, ", \"kind\": ");
-	tui_json_str(out, r->fe ? r->fe->ops->kind : NULL);
-	fprintf(out,
-		", \"distinct\": %llu, \"generated\": %llu, \"transitions\": %llu, \"depth\": %u"
-		", \"frontier_max\": %llu",
-		(unsigned long long)st->distinct, (unsigned long long)st->generated,
-		(unsigned long long)st->transitions, st->depth,
-		(unsigned long long)st->frontier_max);
-	if (st->raw_distinct || st->canon_distinct)
-		fprintf(out, ", \"raw_distinct\": %llu, \"canonical_distinct\": %llu",
-			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct);
-	fprintf(out,
-		", \"elapsed_s\": %.6f, \"states_per_s\": %.1f, \"transitions_per_s\": %.1f"
-		", \"set_bytes\": %zu, \"bytes_per_state\": %.2f, \"collision_p\": %.3g"
-		", \"complete\": %s, \"bounded\": %s, \"stopped\": %s, \"out_of_memory\": %s",
-		st->elapsed_s, st->states_per_s, st->transitions_per_s, st->set_bytes,
-		st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0, st->collision_p,
-		st->complete ? "true" : "false", st->bounded ? "true" : "false",
-		st->stopped ? "true" : "false", st->out_of_memory ? "true" : "false");
-	fprintf(out, ", \"interrupted\": %s, \"signal\": ", r->signal ? "true" : "false");
-	tui_json_str(out, r->signal ? tui_signal_name(r->signal) : NULL);
-	fprintf(out, ", \"error\": ");
-	tui_json_str(out, error);
+	struct tui_json j;
+	tui_json_begin(&j, out);
+	tui_json_object(&j);
+	tui_json_string(tui_json_key(&j, "target"), what);
+	tui_json_string(tui_json_key(&j, "kind"), r->fe ? r->fe->ops->kind : NULL);
+	tui_json_u64(tui_json_key(&j, "distinct"), st->distinct);
+	tui_json_u64(tui_json_key(&j, "generated"), st->generated);
+	tui_json_u64(tui_json_key(&j, "transitions"), st->transitions);
+	tui_json_u64(tui_json_key(&j, "depth"), st->depth);
+	tui_json_u64(tui_json_key(&j, "frontier_max"), st->frontier_max);
+	if (st->raw_distinct || st->canon_distinct) {
+		tui_json_u64(tui_json_key(&j, "raw_distinct"), st->raw_distinct);
+		tui_json_u64(tui_json_key(&j, "canonical_distinct"), st->canon_distinct);
+	}
+	tui_json_number(tui_json_key(&j, "elapsed_s"), "%.6f", st->elapsed_s);
+	tui_json_number(tui_json_key(&j, "states_per_s"), "%.1f", st->states_per_s);
+	tui_json_number(tui_json_key(&j, "transitions_per_s"), "%.1f", st->transitions_per_s);
+	tui_json_u64(tui_json_key(&j, "set_bytes"), st->set_bytes);
+	tui_json_number(tui_json_key(&j, "bytes_per_state"), "%.2f",
+			st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0);
+	tui_json_number(tui_json_key(&j, "collision_p"), "%.3g", st->collision_p);
+	tui_json_bool(tui_json_key(&j, "complete"), st->complete);
+	tui_json_bool(tui_json_key(&j, "bounded"), st->bounded);
+	tui_json_bool(tui_json_key(&j, "stopped"), st->stopped);
+	tui_json_bool(tui_json_key(&j, "out_of_memory"), st->out_of_memory);
+	tui_json_bool(tui_json_key(&j, "interrupted"), r->signal);
+	tui_json_string(tui_json_key(&j, "signal"), r->signal ? tui_signal_name(r->signal) : NULL);
+	tui_json_string(tui_json_key(&j, "error"), error);
 	const char *note = frontend_note(r);
-	if (note) {
-		fprintf(out, ", \"note\": ");
-		tui_json_str(out, note);
+	if (note)
+		tui_json_string(tui_json_key(&j, "note"), note);
+	if (r->fe && strcmp(r->fe->ops->kind, "process") == 0)
+		tui_json_string(tui_json_key(&j, "containment"), proc_containment(r->fe));
+	tui_json_array(tui_json_key(&j, "levels"));
+	for (size_t i = 0; i < r->nlevels; i++) {
+		tui_json_object(&j);
+		tui_json_u64(tui_json_key(&j, "depth"), i + 1);
+		tui_json_u64(tui_json_key(&j, "states"), r->level_states[i]);
+		tui_json_number(tui_json_key(&j, "first_s"), "%.6f", r->level_first_s[i]);
+		tui_json_end(&j);
 	}
-	if (r->fe && strcmp(r->fe->ops->kind, "process") == 0) {
-		fprintf(out, ", \"containment\": ");
-		tui_json_str(out, proc_containment(r->fe));
-	}
-	fprintf(out, ", \"levels\": [");
-	for (size_t i = 0; i < r->nlevels; i++)
-		fprintf(out, "%s{\"depth\": %zu, \"states\": %llu, \"first_s\": %.6f}", i ? ", " : "",
-			i + 1, (unsigned long long)r->level_states[i], r->level_first_s[i]);
-	fprintf(out, "]");
-	fprintf(out, ", \"violations\": [");
+	tui_json_end(&j);
+	tui_json_array(tui_json_key(&j, "violations"));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct viol *v = &r->v[i];
-		fprintf(out, "%s{\"property\": ", i ? ", " : "");
-		tui_json_str(out, v->property);
-		fprintf(out, ", \"message\": ");
-		tui_json_str(out, v->message);
-		if (v->state == ENG_NO_STATE)
-			fprintf(out, ", \"state\": null");
-		else
-			fprintf(out, ", \"state\": %u", v->state);
-		fprintf(out, ", \"trace\": ");
+		tui_json_object(&j);
+		tui_json_string(tui_json_key(&j, "property"), v->property);
+		tui_json_string(tui_json_key(&j, "message"), v->message);
+		tui_json_state(tui_json_key(&j, "state"), v->state);
+		tui_json_key(&j, "trace");
 		if (!v->has_trace) {
-			fprintf(out, "null");
+			tui_json_null(&j);
 		} else {
-			fputc('[', out);
-			for (size_t k = 0; k < v->len; k++) {
-				if (k)
-					fputs(", ", out);
-				tui_json_str(out, v->labels[k]);
-			}
-			fputc(']', out);
+			tui_json_array(&j);
+			for (size_t k = 0; k < v->len; k++)
+				tui_json_string(&j, v->labels[k]);
+			tui_json_end(&j);
 		}
 		/* the violating transition: from --(the trace's last label)--> to */
-		if (v->from == ENG_NO_STATE)
-			fprintf(out, ", \"from\": null");
-		else
-			fprintf(out, ", \"from\": %u", v->from);
-		if (v->to == ENG_NO_STATE)
-			fprintf(out, ", \"to\": null}");
-		else
-			fprintf(out, ", \"to\": %u}", v->to);
+		tui_json_state(tui_json_key(&j, "from"), v->from);
+		tui_json_state(tui_json_key(&j, "to"), v->to);
+		tui_json_end(&j);
 	}
-	fprintf(out, "]}\n");
+	tui_json_end(&j);
+	tui_json_end(&j);
+	tui_json_finish(&j);
 }
 
 void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,

@@ -59,46 +59,37 @@ const char *tui_fp_text(eng_fp fp, char buf[33])
 	return eng_fp_hex(fp, buf);
 }
 
-void tui_fp_json(FILE *out, eng_fp fp)
-{
-	char buf[33];
-	if (eng_fp_zero(fp))
-		fputs("null", out);
-	else
-		fprintf(out, "\"%s\"", eng_fp_hex(fp, buf));
-}
-
-static void state_id(FILE *out, uint32_t id, bool json)
+static void state_id(FILE *out, uint32_t id)
 {
 	if (id == ENG_NO_STATE)
-		fputs(json ? "null" : "-", out);
+		fputs("-", out);
 	else
 		fprintf(out, "%u", id);
 }
 
-void tui_trace_print(FILE *out, const store_trace *t, bool json)
+void tui_trace_json(struct tui_json *j, const store_trace *t)
+{
+	tui_json_object(j);
+	tui_json_state(tui_json_key(j, "init_state"), t->states ? t->states[0] : ENG_NO_STATE);
+	tui_json_fp(tui_json_key(j, "init_fp"), t->init_fp);
+	tui_json_array(tui_json_key(j, "steps"));
+	for (size_t i = 0; i < t->len; i++) {
+		tui_json_object(j);
+		tui_json_u64(tui_json_key(j, "step"), i + 1);
+		tui_json_string(tui_json_key(j, "label"), t->labels[i]);
+		tui_json_state(tui_json_key(j, "state"), t->states ? t->states[i + 1] : ENG_NO_STATE);
+		tui_json_fp(tui_json_key(j, "fp"), t->fps ? t->fps[i] : (eng_fp){0, 0});
+		tui_json_end(j);
+	}
+	tui_json_end(j);
+	tui_json_end(j);
+}
+
+void tui_trace_print(FILE *out, const store_trace *t)
 {
 	char buf[33];
-	if (json) {
-		fputs("{\"init_state\": ", out);
-		state_id(out, t->states ? t->states[0] : ENG_NO_STATE, true);
-		fputs(", \"init_fp\": ", out);
-		tui_fp_json(out, t->init_fp);
-		fputs(", \"steps\": [", out);
-		for (size_t i = 0; i < t->len; i++) {
-			fprintf(out, "%s{\"step\": %zu, \"label\": ", i ? ", " : "", i + 1);
-			tui_json_str(out, t->labels[i]);
-			fputs(", \"state\": ", out);
-			state_id(out, t->states ? t->states[i + 1] : ENG_NO_STATE, true);
-			fputs(", \"fp\": ", out);
-			tui_fp_json(out, t->fps ? t->fps[i] : (eng_fp){0, 0});
-			fputc('}', out);
-		}
-		fputs("]}", out);
-		return;
-	}
 	fprintf(out, "  %3d  %-24s state ", 0, "(initial)");
-	state_id(out, t->states ? t->states[0] : ENG_NO_STATE, false);
+	state_id(out, t->states ? t->states[0] : ENG_NO_STATE);
 	fprintf(out, "  %s\n", tui_fp_text(t->init_fp, buf));
 	for (size_t i = 0; i < t->len; i++) {
 		fprintf(out, "  %3zu  ", i + 1);
@@ -107,27 +98,35 @@ void tui_trace_print(FILE *out, const store_trace *t, bool json)
 			n++;
 		tui_escape(out, t->labels[i], n, 64);
 		fprintf(out, "%*s state ", n < 24 ? (int)(24 - n) : 0, "");
-		state_id(out, t->states ? t->states[i + 1] : ENG_NO_STATE, false);
+		state_id(out, t->states ? t->states[i + 1] : ENG_NO_STATE);
 		fprintf(out, "  %s\n", tui_fp_text(t->fps ? t->fps[i] : (eng_fp){0, 0}, buf));
 	}
 }
 
-void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max, bool json)
+void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max)
 {
 	uint8_t *data;
 	size_t len, full;
 	if (eng_fp_zero(hash) || store_blob(st, hash, &data, &len, &full) != 0) {
-		fputs(json ? "null" : "(none)", out);
+		fputs("(none)", out);
 		return;
 	}
-	if (json) {
-		tui_json_bytes(out, data, len < max ? len : max);
-	} else {
-		fputc('"', out);
-		tui_escape(out, data, len, max);
-		fputc('"', out);
-		if (full > len)
-			fprintf(out, " (%zu of %zu bytes kept)", len, full);
+	fputc('"', out);
+	tui_escape(out, data, len, max);
+	fputc('"', out);
+	if (full > len)
+		fprintf(out, " (%zu of %zu bytes kept)", len, full);
+	free(data);
+}
+
+void tui_blob_json(struct tui_json *j, store *st, eng_fp hash, size_t max)
+{
+	uint8_t *data;
+	size_t len, full;
+	if (eng_fp_zero(hash) || store_blob(st, hash, &data, &len, &full) != 0) {
+		tui_json_null(j);
+		return;
 	}
+	tui_json_bytes(j, data, len < max ? len : max);
 	free(data);
 }

@@ -3,7 +3,7 @@
  * trace, compare, diff): opening the database named by --db read-only,
  * resolving a run argument (latest by default), and printing fingerprints
  * and traces for humans or as JSON.  All target bytes pass through
- * tui_escape() / tui_json_bytes().
+ * tui_escape() or the JSON writer (json.h).
  */
 #ifndef CMC_TUI_STOREARGS_H
 #define CMC_TUI_STOREARGS_H
@@ -31,14 +31,16 @@ store *tui_store_open(const struct tui_cmd *c, const char *db);
 int tui_store_run(const struct tui_cmd *c, store *st, const char *arg, int64_t *run);
 /* A non-negative decimal id. */
 bool tui_parse_id(const char *s, int64_t *out);
-/* "hex" or null, for JSON; "-" for humans when zero. */
-void tui_fp_json(FILE *out, eng_fp fp);
+/* A fingerprint's hex for humans; "-" when zero. */
 const char *tui_fp_text(eng_fp fp, char buf[33]);
-/* A trace, one step a line ("  N  LABEL  -> state ID  fp"), or as a JSON
- * array of steps. */
-void tui_trace_print(FILE *out, const store_trace *t, bool json);
-/* A state's observation blob, escaped ("(none)" when absent). */
-void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max, bool json);
+/* A trace, one step a line ("  N  LABEL  state ID  fp"), or as a JSON
+ * object (init_state, init_fp, steps: [{step, label, state, fp}]). */
+void tui_trace_print(FILE *out, const store_trace *t);
+void tui_trace_json(struct tui_json *j, const store_trace *t);
+/* A state's observation blob (at most max bytes), escaped and quoted
+ * ("(none)" when absent), or as a JSON string (null when absent). */
+void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max);
+void tui_blob_json(struct tui_json *j, store *st, eng_fp hash, size_t max);
 
 /*
  * checkstore.c — `cmc check`'s use of the store: --db FILE, --no-store,
