@@ -16,33 +16,6 @@
 
 extern const struct tui_cmd tui_cmd_check;
 
-enum { O_JSON = 256, O_DFS, O_BFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_MEM,
-       O_HASH, O_MERGE, O_TIMEOUT, O_SET, O_DB, O_NOSTORE, O_RESUME, O_JOBS, O_EXEC,
-       O_RAWCAP, O_FORCE };
-
-static const struct option check_longopts[] = {
-	{"json", no_argument, NULL, O_JSON},
-	{"dfs", no_argument, NULL, O_DFS},
-	{"bfs", no_argument, NULL, O_BFS},
-	{"max-depth", required_argument, NULL, O_MAXDEPTH},
-	{"max-states", required_argument, NULL, O_MAXSTATES},
-	{"keep-going", no_argument, NULL, O_KEEPGOING},
-	{"no-deadlock", no_argument, NULL, O_NODEADLOCK},
-	{"mem", required_argument, NULL, O_MEM},
-	{"hash", required_argument, NULL, O_HASH},
-	{"merge", required_argument, NULL, O_MERGE},
-	{"timeout", required_argument, NULL, O_TIMEOUT},
-	{"set", required_argument, NULL, O_SET},
-	{"db", required_argument, NULL, O_DB},
-	{"jobs", required_argument, NULL, O_JOBS},
-	{"no-store", no_argument, NULL, O_NOSTORE},
-	{"raw-cap", required_argument, NULL, O_RAWCAP},
-	{"resume", required_argument, NULL, O_RESUME},
-	{"exec", required_argument, NULL, O_EXEC},
-	{"force", no_argument, NULL, O_FORCE},
-	{0, 0, 0, 0},
-};
-
 struct check_args {
 	bool json;
 	const char *db, *resume; /* the store: tui/cli/checkstore.c */
@@ -58,8 +31,9 @@ struct check_args {
 	int nov;
 };
 
-static int add_override(struct check_args *a, const char *key, const char *val)
+static int add_override(void *args, const char *key, const char *val)
 {
+	struct check_args *a = args;
 	if (a->nov == 32)
 		return tui_usage_error(&tui_cmd_check, "too many process-mode overrides");
 	a->ov_key[a->nov] = key;
@@ -68,74 +42,80 @@ static int add_override(struct check_args *a, const char *key, const char *val)
 	return 0;
 }
 
+static int ov_hash(const struct tui_cmd *c, void *a, const char *v) { return add_override(a, "hash", v); }
+static int ov_merge(const struct tui_cmd *c, void *a, const char *v) { return add_override(a, "merge", v); }
+static int ov_timeout(const struct tui_cmd *c, void *a, const char *v) { return add_override(a, "timeout", v); }
+static int ov_exec(const struct tui_cmd *c, void *a, const char *v) { return add_override(a, "exec", v); }
+
+static int ov_set(const struct tui_cmd *c, void *a, const char *arg)
+{
+	char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return tui_usage_error(c, "--set: expected KEY=VALUE, got '%s'", arg);
+	*eq = 0; /* argv's own storage: the key and the value stay in place */
+	return add_override(a, arg, eq + 1);
+}
+
+static int raw_cap(const struct tui_cmd *c, void *args, const char *arg)
+{
+	struct check_args *a = args;
+	uint64_t cap;
+	if (!tui_parse_size(arg, &cap))
+		return tui_usage_error(c, "--raw-cap: expected a size such as 64K (0: keep none), got '%s'", arg);
+	a->raw_cap = cap == 0 ? STORE_RAW_NONE : cap >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)cap;
+	return 0;
+}
+
+#define A struct check_args
+static const struct tui_option check_options[] = {
+	TUI_OPT_BOOL(0, "json", A, json, "print one JSON object instead of the summary"),
+	{.type = TUI_OPT_SET_INT_, .long_name = "bfs", .off = offsetof(A, order), .set = ENG_BFS,
+	 .seen = -1, .left = "--bfs | --dfs",
+	 .help = "breadth-first (default: shortest traces) or depth-first"},
+	TUI_OPT_SET_INT(0, "dfs", A, order, ENG_DFS, NULL),
+	TUI_OPT_COUNT(0, "max-depth", A, max_depth, "N", 0, UINT32_MAX, "a count", TUI_SEEN(A, have_depth),
+		      "explore at most N levels (initial states are level 1)"),
+	TUI_OPT_COUNT(0, "max-states", A, max_states, "N", 0, 0, "a count", TUI_SEEN(A, have_states),
+		      "admit at most N distinct states"),
+	TUI_OPT_BOOL(0, "keep-going", A, keep_going,
+		     "report every violation instead of stopping at the first"),
+	TUI_OPT_BOOL(0, "no-deadlock", A, no_deadlock, "states without successors are not a violation"),
+	TUI_OPT_COUNT(0, "jobs", A, jobs, "N", 1, 256, "1 to 256", TUI_SEEN(A, have_jobs),
+		      "worker threads; results do not depend on N (default:\n"
+		      "the cores, less one for the store's writer when a model\n"
+		      "is stored, if a first measurement shows they pay)"),
+	TUI_OPT_SIZE(0, "mem", A, mem, "SIZE", "a size such as 512M", -1,
+		     "memory for the visited set (e.g. 2G); exceeding it is reported"),
+	/* these two share a wider column */
+	{.type = TUI_OPT_CALLBACK_, .long_name = "hash", .arg = "raw|canonical|both", .cb = ov_hash,
+	 .seen = -1, .col = 30, .help = "process mode: what identifies a state"},
+	{.type = TUI_OPT_CALLBACK_, .long_name = "merge", .arg = "raw|canonical", .cb = ov_merge,
+	 .seen = -1, .col = 30, .help = "process mode: which fingerprint merges states"},
+	TUI_OPT_CALLBACK(0, "timeout", "MS", ov_timeout, "process mode: per-operation timeout"),
+	TUI_OPT_CALLBACK(0, "exec", "fork|replay", ov_exec,
+			 "process mode: fork snapshots (default) or stateless replay"),
+	TUI_OPT_CALLBACK(0, "set", "KEY=VALUE", ov_set, "process mode: override any scenario setting"),
+	TUI_OPT_STRING(0, "db", A, db, "FILE", "store the run in FILE (default ./cmc.db)"),
+	TUI_OPT_BOOL(0, "no-store", A, no_store, "do not store the run"),
+	TUI_OPT_CALLBACK(0, "raw-cap", "SIZE", raw_cap,
+			 "bytes of each raw snapshot the store keeps (default 1M;\n"
+			 "0: none); the fingerprint covers the whole window"),
+	TUI_OPT_STRING(0, "resume", A, resume, "RUN",
+		       "continue an interrupted breadth-first run of the same target,\n"
+		       "with the options that decide its state space"),
+	TUI_OPT_BOOL(0, "force", A, force, "--resume even though those options differ (the run is then\n"
+		     "reported bounded)"),
+	TUI_OPT_END(),
+};
+#undef A
+
 static int parse_args(int argc, char **argv, struct check_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->order = -1;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", check_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_JSON: a->json = true; break;
-		case O_DFS: a->order = ENG_DFS; break;
-		case O_BFS: a->order = ENG_BFS; break;
-		case O_MAXDEPTH:
-			if (!tui_parse_u64(optarg, &a->max_depth) || a->max_depth > UINT32_MAX)
-				return tui_usage_error(&tui_cmd_check, "--max-depth: expected a count, got '%s'", optarg);
-			a->have_depth = true;
-			break;
-		case O_MAXSTATES:
-			if (!tui_parse_u64(optarg, &a->max_states))
-				return tui_usage_error(&tui_cmd_check, "--max-states: expected a count, got '%s'", optarg);
-			a->have_states = true;
-			break;
-		case O_KEEPGOING: a->keep_going = true; break;
-		case O_NODEADLOCK: a->no_deadlock = true; break;
-		case O_MEM:
-			if (!tui_parse_size(optarg, &a->mem))
-				return tui_usage_error(&tui_cmd_check, "--mem: expected a size such as 512M, got '%s'", optarg);
-			break;
-		case O_HASH:
-			if (add_override(a, "hash", optarg)) return TUI_EXIT_USAGE;
-			break;
-		case O_MERGE:
-			if (add_override(a, "merge", optarg)) return TUI_EXIT_USAGE;
-			break;
-		case O_TIMEOUT:
-			if (add_override(a, "timeout", optarg)) return TUI_EXIT_USAGE;
-			break;
-		case O_EXEC:
-			if (add_override(a, "exec", optarg)) return TUI_EXIT_USAGE;
-			break;
-		case O_DB: a->db = optarg; break;
-		case O_JOBS:
-			if (!tui_parse_u64(optarg, &a->jobs) || a->jobs < 1 || a->jobs > 256)
-				return tui_usage_error(&tui_cmd_check, "--jobs: expected 1 to 256, got '%s'", optarg);
-			a->have_jobs = true;
-			break;
-		case O_NOSTORE: a->no_store = true; break;
-		case O_RAWCAP: {
-			uint64_t cap;
-			if (!tui_parse_size(optarg, &cap))
-				return tui_usage_error(&tui_cmd_check, "--raw-cap: expected a size such as 64K (0: keep none), got '%s'", optarg);
-			a->raw_cap = cap == 0 ? STORE_RAW_NONE : cap >= SIZE_MAX ? SIZE_MAX - 1 : (size_t)cap;
-			break;
-		}
-		case O_RESUME: a->resume = optarg; break;
-		case O_FORCE: a->force = true; break;
-		case O_SET: {
-			char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg)
-				return tui_usage_error(&tui_cmd_check, "--set: expected KEY=VALUE, got '%s'", optarg);
-			*eq = 0;
-			if (add_override(a, optarg, eq + 1)) return TUI_EXIT_USAGE;
-			break;
-		}
-		default:
-			return tui_usage_error(&tui_cmd_check, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	int rc = tui_options_parse(&tui_cmd_check, argc, argv, a);
+	if (rc)
+		return rc;
 	if (optind != argc - 1)
 		return tui_usage_error(&tui_cmd_check, optind == argc ? "what to check? name a model or a scenario"
 								     : "one model or scenario at a time");
@@ -288,28 +268,6 @@ const struct tui_cmd tui_cmd_check = {
 	.name = "check",
 	.usage = "check [OPTIONS] MODEL|MODEL.so|SCENARIO",
 	.summary = "explore every reachable state and check the properties",
-	.help = "  --json              print one JSON object instead of the summary\n"
-		"  --bfs | --dfs       breadth-first (default: shortest traces) or depth-first\n"
-		"  --max-depth N       explore at most N levels (initial states are level 1)\n"
-		"  --max-states N      admit at most N distinct states\n"
-		"  --keep-going        report every violation instead of stopping at the first\n"
-		"  --no-deadlock       states without successors are not a violation\n"
-		"  --jobs N            worker threads; results do not depend on N (default:\n"
-		"                      the cores, less one for the store's writer when a model\n"
-		"                      is stored, if a first measurement shows they pay)\n"
-		"  --mem SIZE          memory for the visited set (e.g. 2G); exceeding it is reported\n"
-		"  --hash raw|canonical|both   process mode: what identifies a state\n"
-		"  --merge raw|canonical       process mode: which fingerprint merges states\n"
-		"  --timeout MS        process mode: per-operation timeout\n"
-		"  --exec fork|replay  process mode: fork snapshots (default) or stateless replay\n"
-		"  --set KEY=VALUE     process mode: override any scenario setting\n"
-		"  --db FILE           store the run in FILE (default ./cmc.db)\n"
-		"  --no-store          do not store the run\n"
-		"  --raw-cap SIZE      bytes of each raw snapshot the store keeps (default 1M;\n"
-		"                      0: none); the fingerprint covers the whole window\n"
-		"  --resume RUN        continue an interrupted breadth-first run of the same target,\n"
-		"                      with the options that decide its state space\n"
-		"  --force             --resume even though those options differ (the run is then\n"
-		"                      reported bounded)\n",
+	.options = check_options,
 	.exec = check_exec,
 };

@@ -13,46 +13,35 @@
 
 extern const struct tui_cmd tui_cmd_simulate;
 
-enum { O_JSON = 256, O_WALKS, O_DEPTH, O_SEED, O_KEEPGOING };
-
-static const struct option sim_longopts[] = {
-	{"json", no_argument, NULL, O_JSON},
-	{"walks", required_argument, NULL, O_WALKS},
-	{"depth", required_argument, NULL, O_DEPTH},
-	{"seed", required_argument, NULL, O_SEED},
-	{"keep-going", no_argument, NULL, O_KEEPGOING},
-	{0, 0, 0, 0},
+struct sim_args {
+	eng_sim_opts so;
+	uint64_t depth;
+	bool json;
 };
+
+#define A struct sim_args
+static const struct tui_option sim_options[] = {
+	TUI_OPT_COUNT(0, "walks", A, so.walks, "N", 0, 0, "a count", -1, "number of walks (default 100)"),
+	TUI_OPT_COUNT(0, "depth", A, depth, "N", 1, UINT32_MAX, "a positive count", -1,
+		      "steps per walk, initial state included (default 100)"),
+	TUI_OPT_COUNT(0, "seed", A, so.seed, "S", 0, 0, "a number", -1,
+		      "seed; the same seed gives the same walks (default 1)"),
+	TUI_OPT_BOOL(0, "keep-going", A, so.keep_going,
+		     "report every violation instead of stopping at the first"),
+	TUI_OPT_BOOL(0, "json", A, json, "print one JSON object"),
+	TUI_OPT_END(),
+};
+#undef A
 
 static int sim_exec(int argc, char **argv)
 {
-	eng_sim_opts so = {.walks = 100, .depth = 100, .seed = 1};
-	bool json = false;
-	uint64_t v;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", sim_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_JSON: json = true; break;
-		case O_KEEPGOING: so.keep_going = true; break;
-		case O_WALKS:
-			if (!tui_parse_u64(optarg, &so.walks))
-				return tui_usage_error(&tui_cmd_simulate, "--walks: expected a count, got '%s'", optarg);
-			break;
-		case O_DEPTH:
-			if (!tui_parse_u64(optarg, &v) || v == 0 || v > UINT32_MAX)
-				return tui_usage_error(&tui_cmd_simulate, "--depth: expected a positive count, got '%s'", optarg);
-			so.depth = (uint32_t)v;
-			break;
-		case O_SEED:
-			if (!tui_parse_u64(optarg, &so.seed))
-				return tui_usage_error(&tui_cmd_simulate, "--seed: expected a number, got '%s'", optarg);
-			break;
-		default:
-			return tui_usage_error(&tui_cmd_simulate, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	struct sim_args a = {.so = {.walks = 100, .depth = 100, .seed = 1}, .depth = 100};
+	int rc = tui_options_parse(&tui_cmd_simulate, argc, argv, &a);
+	if (rc)
+		return rc;
+	eng_sim_opts so = a.so;
+	so.depth = (uint32_t)a.depth;
+	bool json = a.json;
 	if (optind != argc - 1)
 		return tui_usage_error(&tui_cmd_simulate, "name one model or scenario");
 	const char *target = argv[optind];
@@ -73,7 +62,7 @@ static int sim_exec(int argc, char **argv)
 	 * is its fault (tui/cli/signals.c). */
 	tui_signals_stop(NULL);
 	so.stop = tui_signals_flag();
-	int rc = eng_simulate(fe, &so, ls, 2, &st);
+	rc = eng_simulate(fe, &so, ls, 2, &st);
 	int sig = tui_signals_which();
 	const char *error = NULL;
 	if (rc < 0 && !sig) /* an interrupted target's op fails: not an error */
@@ -94,10 +83,7 @@ const struct tui_cmd tui_cmd_simulate = {
 	.name = "simulate",
 	.usage = "simulate [--walks N] [--depth N] [--seed S] [--json] [--keep-going] MODEL|SCENARIO",
 	.summary = "check random walks (reproducible by seed) instead of every state",
-	.help = "  --walks N       number of walks (default 100)\n"
-		"  --depth N       steps per walk, initial state included (default 100)\n"
-		"  --seed S        seed; the same seed gives the same walks (default 1)\n"
-		"  --keep-going    report every violation instead of stopping at the first\n"
-		"  --json          print one JSON object\n",
+	.options = sim_options,
+	.help_col = 18,
 	.exec = sim_exec,
 };

@@ -16,6 +16,7 @@
 
 #include "cmc.h"
 #include "json.h"
+#include "opts.h"
 
 /* Exit codes (see the man page): */
 #define TUI_EXIT_OK 0
@@ -30,7 +31,9 @@ struct tui_cmd {
 	const char *name;
 	const char *usage;   /* "check [OPTIONS] MODEL|SCENARIO" */
 	const char *summary; /* one line */
-	const char *help;    /* the options, one per line */
+	const struct tui_option *options; /* opts.h: the parser's table and the help */
+	const char *help;    /* the help of a command not yet on a table */
+	int help_col;        /* the column option help starts at (0: 22) */
 	int (*exec)(int argc, char **argv);
 	bool terminal;       /* draws on the terminal itself (ncurses): stdout
 				stays unfiltered (tui_escape_streams) */

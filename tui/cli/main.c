@@ -75,8 +75,12 @@ static int help_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	}
 	printf("usage: cmc %s\n\n%s\n", c->usage, c->summary);
-	if (c->help && *c->help)
+	if (c->options && c->options[0].type != TUI_OPT_END_) {
+		putchar('\n');
+		tui_options_help(c, stdout);
+	} else if (c->help && *c->help) {
 		printf("\n%s", c->help);
+	}
 	return 0;
 }
 
@@ -84,7 +88,6 @@ const struct tui_cmd tui_cmd_help = {
 	.name = "help",
 	.usage = "help [COMMAND]",
 	.summary = "show the commands, or one command's options",
-	.help = "",
 	.exec = help_exec,
 };
 
