@@ -15,6 +15,15 @@
 
 extern const struct tui_cmd tui_cmd_compare;
 
+static const struct tui_option compare_options[] = {
+	TUI_OPT_STRING(0, "db", struct tui_store_opts, db, "FILE", "the database (default ./cmc.db)"),
+	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object"),
+	{.type = TUI_OPT_BOOL_, .long_name = "bytes", .off = offsetof(struct tui_store_opts, bytes), .seen = -1,
+	 .left = "--bytes A B", .help = "hex listing of where states A and B's raw snapshots differ"},
+	TUI_OPT_STRING(0, "run", struct tui_store_opts, run, "R", "the run for --bytes (default: the latest)"),
+	TUI_OPT_END(),
+};
+
 #define ROW 16
 
 static void trace_inline_json(struct tui_json *j, const store_trace *t)
@@ -244,7 +253,7 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 static int compare_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
-	if (tui_store_opts_parse(&tui_cmd_compare, argc, argv, TUI_SO_RUN | TUI_SO_BYTES, &so))
+	if (tui_store_opts_parse(&tui_cmd_compare, argc, argv, &so))
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	const char *runarg = so.run;
@@ -276,9 +285,6 @@ const struct tui_cmd tui_cmd_compare = {
 	.name = "compare",
 	.usage = "compare [--db FILE] [--json] [RUN | [--run R] --bytes A B]",
 	.summary = "raw against canonical: counts, merge factor, variants, byte differences",
-	.help = "  --db FILE           the database (default ./cmc.db)\n"
-		"  --json              one JSON object\n"
-		"  --bytes A B         hex listing of where states A and B's raw snapshots differ\n"
-		"  --run R             the run for --bytes (default: the latest)\n",
+	.options = compare_options,
 	.exec = compare_exec,
 };

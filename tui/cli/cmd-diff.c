@@ -13,6 +13,12 @@
 
 extern const struct tui_cmd tui_cmd_diff;
 
+static const struct tui_option diff_options[] = {
+	TUI_OPT_STRING(0, "db", struct tui_store_opts, db, "FILE", "the database (default ./cmc.db)"),
+	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object"),
+	TUI_OPT_END(),
+};
+
 static void side_json(struct tui_json *j, store *st, int64_t run, const store_diff_side *s)
 {
 	char buf[33];
@@ -71,7 +77,7 @@ static void id_or_none(uint32_t id)
 static int diff_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
-	if (tui_store_opts_parse(&tui_cmd_diff, argc, argv, 0, &so))
+	if (tui_store_opts_parse(&tui_cmd_diff, argc, argv, &so))
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	bool json = so.json;
@@ -149,7 +155,6 @@ const struct tui_cmd tui_cmd_diff = {
 	.name = "diff",
 	.usage = "diff [--db FILE] [--json] RUN_A RUN_B",
 	.summary = "canonical states one run reached and the other did not; where they part",
-	.help = "  --db FILE           the database (default ./cmc.db)\n"
-		"  --json              one JSON object\n",
+	.options = diff_options,
 	.exec = diff_exec,
 };

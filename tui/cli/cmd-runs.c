@@ -13,6 +13,12 @@
 
 extern const struct tui_cmd tui_cmd_runs;
 
+static const struct tui_option runs_options[] = {
+	TUI_OPT_STRING(0, "db", struct tui_store_opts, db, "FILE", "the database (default ./cmc.db)"),
+	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object with every run"),
+	TUI_OPT_END(),
+};
+
 static void when(double t, char buf[32])
 {
 	time_t s = (time_t)t;
@@ -65,7 +71,7 @@ static void run_json(struct tui_json *j, const store_run *r)
 static int runs_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
-	if (tui_store_opts_parse(&tui_cmd_runs, argc, argv, 0, &so))
+	if (tui_store_opts_parse(&tui_cmd_runs, argc, argv, &so))
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	bool json = so.json;
@@ -131,7 +137,6 @@ const struct tui_cmd tui_cmd_runs = {
 	.name = "runs",
 	.usage = "runs [--db FILE] [--json]",
 	.summary = "list the runs stored in a database",
-	.help = "  --db FILE           the database (default ./cmc.db)\n"
-		"  --json              one JSON object with every run\n",
+	.options = runs_options,
 	.exec = runs_exec,
 };

@@ -13,6 +13,13 @@
 
 extern const struct tui_cmd tui_cmd_show;
 
+static const struct tui_option show_options[] = {
+	TUI_OPT_STRING(0, "run", struct tui_store_opts, run, "R", "the run (default: the latest)"),
+	TUI_OPT_STRING(0, "db", struct tui_store_opts, db, "FILE", "the database (default ./cmc.db)"),
+	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object"),
+	TUI_OPT_END(),
+};
+
 static const char *status_name(int s)
 {
 	return s == STORE_VIOLATION ? "violation" : s == STORE_FAULT ? "fault" : "ok";
@@ -145,7 +152,7 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 static int show_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
-	if (tui_store_opts_parse(&tui_cmd_show, argc, argv, TUI_SO_RUN, &so))
+	if (tui_store_opts_parse(&tui_cmd_show, argc, argv, &so))
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	const char *runarg = so.run;
@@ -190,8 +197,6 @@ const struct tui_cmd tui_cmd_show = {
 	.name = "show",
 	.usage = "show [--run R] [--db FILE] [--json] STATE",
 	.summary = "show a stored state: trace, fingerprints, observations, successors",
-	.help = "  --run R             the run (default: the latest)\n"
-		"  --db FILE           the database (default ./cmc.db)\n"
-		"  --json              one JSON object\n",
+	.options = show_options,
 	.exec = show_exec,
 };

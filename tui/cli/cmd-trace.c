@@ -14,6 +14,17 @@
 
 extern const struct tui_cmd tui_cmd_trace;
 
+static const struct tui_option trace_options[] = {
+	TUI_OPT_STRING(0, "run", struct tui_store_opts, run, "R", "without VIOLATION: that run's (default: the latest)"),
+	TUI_OPT_STRING(0, "db", struct tui_store_opts, db, "FILE", "the database (default ./cmc.db)"),
+	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object"),
+	TUI_OPT_STRING(0, "file", struct tui_store_opts, file, "TRACE",
+		       "write VIOLATION's counterexample (without one: the\n"
+		       "run's first) to TRACE, as `cmc replay --file TRACE\n"
+		       "TARGET` reads it back"),
+	TUI_OPT_END(),
+};
+
 static void violation_json(struct tui_json *j, const store_violation *v)
 {
 	tui_json_object(j);
@@ -101,7 +112,7 @@ static int write_trace_file(const char *path, const store_violation *v)
 static int trace_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
-	if (tui_store_opts_parse(&tui_cmd_trace, argc, argv, TUI_SO_RUN | TUI_SO_FILE, &so))
+	if (tui_store_opts_parse(&tui_cmd_trace, argc, argv, &so))
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	const char *runarg = so.run;
@@ -184,11 +195,6 @@ const struct tui_cmd tui_cmd_trace = {
 	.name = "trace",
 	.usage = "trace [--run R] [--db FILE] [--json] [--file TRACE] [VIOLATION]",
 	.summary = "show a stored violation's counterexample (or a run's violations)",
-	.help = "  --run R             without VIOLATION: that run's (default: the latest)\n"
-		"  --db FILE           the database (default ./cmc.db)\n"
-		"  --json              one JSON object\n"
-		"  --file TRACE        write VIOLATION's counterexample (without one: the\n"
-		"                      run's first) to TRACE, as `cmc replay --file TRACE\n"
-		"                      TARGET` reads it back\n",
+	.options = trace_options,
 	.exec = trace_exec,
 };

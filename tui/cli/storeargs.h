@@ -11,17 +11,14 @@
 #include "cmd.h"
 #include "store.h"
 
-/* The options they share (storeopts.c); operands start at optind. */
+/* The options they take, filled from c->options (storeopts.c);
+ * operands start at optind. */
 struct tui_store_opts {
 	const char *db, *run, *file;
 	bool json, bytes;
 };
-#define TUI_SO_RUN 1u   /* accept --run R */
-#define TUI_SO_BYTES 2u /* accept --bytes */
-#define TUI_SO_FILE 4u  /* accept --file PATH */
 /* 0, or TUI_EXIT_USAGE after printing the usage error. */
-int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, unsigned accept,
-			 struct tui_store_opts *o);
+int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, struct tui_store_opts *o);
 
 /* Open for reading; on failure prints "cmc NAME: why" and returns NULL
  * (the caller exits TUI_EXIT_USAGE). */
