@@ -37,7 +37,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	sig_first = sig;
 	if (sig_search)
 		eng_search_stop(sig_search);
-	proc_interrupt(); /* a hanging target must not hold the stop up (h3) */
+	proc_interrupt(); /* a hanging target must not hold the stop up */
 }
 
 void tui_signals_stop(eng_search *s)
