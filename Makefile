@@ -50,7 +50,10 @@ $(B)/config.mk: share/deps.sh
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags ncursesw sqlite3 libcgraph libgvc libxxhash)"; \
 	   echo "PKG_LIBS := $$(pkg-config --libs ncursesw sqlite3 libcgraph libgvc libxxhash)"; } > $@
 
-ENGINE_SRC := $(wildcard engine/*.c)
+# Process mode is a module of its own, engine/proc/: from outside it is
+# included by folder ("proc/proc.h"); engine/proc/ is never an include path
+# (its limits.h would shadow <limits.h>).
+ENGINE_SRC := $(wildcard engine/*.c engine/proc/*.c)
 ENGINE_SRC += preload/pool_check.c
 STORE_SRC  := $(wildcard store/*.c)
 VIZ_SRC    := $(wildcard viz/*.c)

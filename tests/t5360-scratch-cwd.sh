@@ -5,7 +5,7 @@
 # removed with it.  A file one state's target wrote is not seen by another
 # replayed state's, nor by a later run; the directory itself is left as it
 # was, and no copy is left behind.  Under fork snapshots each child works
-# on a copy of its origin's (engine/proc_scratch.c), so siblings never see
+# on a copy of its origin's (engine/proc/scratch.c), so siblings never see
 # each other's files either.
 . "$CMC_TOP/tests/test-lib.sh"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t6100-limits.sh — resource limits on targets (scenario `limit KIND VALUE`,
-# engine/proc_limits.c): each breach is a `limit` fault with its trace
+# engine/proc/limits.c): each breach is a `limit` fault with its trace
 # [a, evil] (the hostile target misbehaves on evil after a), and nothing the
 # target started is left running.  The process cap needs cgroups (root and
 # the v1 pids controller): without them that part is skipped, said why.

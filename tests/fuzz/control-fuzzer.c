@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 
 #include "cmc_region.h"
-#include "proc_target.h"
+#include "proc/target.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,6 +1,6 @@
 /*
  * record-fuzzer.c — libFuzzer target for the canonical-record decoder
- * (proc_chan_feed in engine/proc_quiesce.c) and what proc_observe() makes
+ * (proc_chan_feed in engine/proc/quiesce.c) and what proc_observe() makes
  * of the decoded record.  Input: one byte choosing how the stream is cut
  * into reads (the decoder must not care), then the bytes the target wrote
  * on its canonical fd.  After every read the decoder's invariants hold:
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cmc_region.h"
-#include "proc_target.h"
+#include "proc/target.h"
 
 static void chan_check(const struct proc_chan *c)
 {

@@ -1,8 +1,8 @@
 /*
  * scenario-fuzzer.c — libFuzzer target for the scenario file parser
- * (engine/proc_scenario.c).  The parser only reads files, so each input is
+ * (engine/proc/scenario.c).  The parser only reads files, so each input is
  * written to one memfd and parsed through /proc/self/fd/N.  A parsed
- * scenario is checked against the invariants proc_scenario.h states, the
+ * scenario is checked against the invariants engine/proc/scenario.h states, the
  * command-line override path (proc_scenario_set) is fed the same input's
  * words, and everything is freed (leaks are reported by ASan).
  */
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_scenario.h"
+#include "proc/scenario.h"
 
 static int mfd = -1;
 static char path[64];

@@ -1,6 +1,6 @@
 /*
  * snap-fuzzer.c — libFuzzer target for cmc's side of the snapshot socket
- * (engine/proc_snapmsg.c): what a target's end may send, checked against
+ * (engine/proc/snapmsg.c): what a target's end may send, checked against
  * the phase the exchange is in, before any field is used.
  * Input: byte 0 bit 0 the phase (IDLE / FORKING), bit 1 "compact" (the
  * message is built from the next 16 bytes: kind, a, b, flags; every other
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_snapmsg.h"
+#include "proc/snapmsg.h"
 
 static void check_accepted(enum proc_snap_phase ph, unsigned kind, const struct cmc_snap_msg *m)
 {

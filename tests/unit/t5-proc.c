@@ -1,8 +1,8 @@
 /*
  * t5-proc.c — unit tests of process mode's parsers, the parts that take
- * outside input: the scenario file (proc_scenario.c), the record decoder of
- * the canonical and control channels (proc_quiesce.c) and the ELF reader
- * (proc_elf.c), including malformed and mutated inputs that must be
+ * outside input: the scenario file (engine/proc/scenario.c), the record decoder of
+ * the canonical and control channels (engine/proc/quiesce.c) and the ELF reader
+ * (engine/proc/elf.c), including malformed and mutated inputs that must be
  * rejected without reading out of bounds (run under ASan in the SANITIZE
  * build).
  */
@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_scenario.h"
-#include "proc_target.h"
+#include "proc/scenario.h"
+#include "proc/target.h"
 #include "tap.h"
 
 /* A global the ELF test looks up in this very executable. */

@@ -10,7 +10,7 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "proc.h"
+#include "proc/proc.h"
 #include "storeargs.h"
 #include "util.h"
 

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "proc.h"
+#include "proc/proc.h"
 #include "util.h"
 
 extern const struct tui_cmd tui_cmd_replay;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "proc.h"
+#include "proc/proc.h"
 #include "util.h"
 
 struct viol {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "proc.h"
+#include "proc/proc.h"
 
 static eng_search *volatile sig_search;
 static volatile sig_atomic_t sig_count, sig_first;

@@ -9,7 +9,7 @@
 
 #include "cmc_model.h"
 #include "cmd.h"
-#include "proc.h"
+#include "proc/proc.h"
 #include "util.h"
 
 static const struct cmc_model *builtin(const char *name)

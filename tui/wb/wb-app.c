@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "proc.h"
+#include "proc/proc.h"
 #include "util.h"
 #include "wb.h"
 

@@ -1,5 +1,5 @@
 /*
- * proc_fork.c — the fork-snapshot executor (issue 8): the target is started
+ * exec_fork.c — the fork-snapshot executor (issue 8): the target is started
  * once (the root snapshot); every successor is a child the quiescent
  * origin forks on request (preload/snap.c, protocol in cmc_region.h section
  * 5), which takes one operation on fresh channels made here: a new pipe for
@@ -64,11 +64,11 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_limits.h"
-#include "proc_prop.h"
-#include "proc_scratch.h"
-#include "proc_snapmsg.h"
-#include "proc_target.h"
+#include "limits.h"
+#include "prop.h"
+#include "scratch.h"
+#include "snapmsg.h"
+#include "target.h"
 #include "util.h"
 
 /* A live snapshot: the process and the state it holds.  Invariants: t->pid
@@ -246,7 +246,7 @@ void proc_snap_passcred(int fd)
 }
 
 /* Wait for the answer to a fork request on the snapshot socket, checked
- * (proc_snapmsg.h; a READY is a stray, passed over: fork_child): yield-and-
+ * (snapmsg.h; a READY is a stray, passed over: fork_child): yield-and-
  * check for a moment first (the answer usually comes within ~100 us, and a
  * sleeping poll adds a wake-up to every transition), then poll.  -1 when
  * none came, or with *why when what came broke the protocol.  *from: the
@@ -1073,7 +1073,7 @@ static void keep_or_kill(struct forkx *f, struct snap *origin, struct proc_targe
 {
 	const struct proc_scenario *sc = f->x.sc;
 	struct snap *s = NULL;
-	/* After an eof nothing follows (proc.c): such a state is never forked;
+	/* After an eof nothing follows (frontend.c): such a state is never forked;
 	 * nor one whose snapshot socket carried garbage (a protocol fault:
 	 * the search does not expand it, and its socket is not to be trusted). */
 	if (w == PROC_QUIESCENT && !sc->ops[op].eof && !t->snap_fault[0]) {
@@ -1370,14 +1370,14 @@ static const struct proc_exec_ops fork_ops = {
 unsigned long proc_nofile_orig;
 
 /* Two fds per snapshot: raise the soft fd limit to fit the pool (targets
- * get the original back, proc_spawn.c), or shrink the pool to the limit. */
+ * get the original back, spawn.c), or shrink the pool to the limit. */
 static size_t fit_fds(const char *path, size_t limit)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct rlimit rl;
 	/* per snapshot: its input channel, snapshot socket, output, canonical
 	 * and control pipes, three /proc files (trim()), and up to six files
-	 * of its jail (proc_limits.c); and cmc's own */
+	 * of its jail (limits.c); and cmc's own */
 	rlim_t need = (rlim_t)limit * 16 + 256;
 	pthread_mutex_lock(&mu);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {

@@ -1,5 +1,5 @@
 /*
- * proc_pids.c — the pids of a run's targets: which processes cmc owns, and
+ * pids.c — the pids of a run's targets: which processes cmc owns, and
  * the PID namespace they live in (issue 18).
  *
  * Ownership.  A pid cmc may signal is one the kernel gave it: the return of
@@ -46,7 +46,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proc_target.h"
+#include "target.h"
 #include "util.h"
 
 /* ---- the pids cmc owns --------------------------------------------------- */

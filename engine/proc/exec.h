@@ -1,8 +1,8 @@
 /*
- * proc_exec.h — the executor interface of process mode: how the frontend
- * (proc.c) gets a live target to a state and observes one operation from it.
+ * exec.h — the executor interface of process mode: how the frontend
+ * (frontend.c) gets a live target to a state and observes one operation from it.
  *
- * Two executors implement it: stateless replay (proc_replay.c: a fresh
+ * Two executors implement it: stateless replay (exec_replay.c: a fresh
  * process per reach, the trace replayed; the correctness reference) and,
  * later, fork snapshots (issue 8: the preload forks the quiescent target,
  * each child takes one operation).  They must give identical observations.
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "cmc.h"
-#include "proc_scenario.h"
+#include "scenario.h"
 
 /* A growable owned byte buffer.  Invariant: len <= size; p NULL iff size 0. */
 struct proc_buf {
@@ -51,8 +51,8 @@ enum proc_fault {
 	PROC_FAULT_PROTOCOL, /* malformed canonical/control record, bad region header */
 	PROC_FAULT_HEAP,     /* the preload reported a fault (exhausted, base taken...) */
 	PROC_FAULT_STOPPED,  /* the target stopped (SIGSTOP, ptrace) */
-	PROC_FAULT_LIMIT,    /* a resource limit was hit (proc_limits.c) */
-	PROC_FAULT_SIGNAL,   /* the target signalled cmc (proc_sigsrc.c) */
+	PROC_FAULT_LIMIT,    /* a resource limit was hit (limits.c) */
+	PROC_FAULT_SIGNAL,   /* the target signalled cmc (sigsrc.c) */
 };
 
 const char *proc_fault_name(enum proc_fault f);
@@ -86,7 +86,7 @@ struct proc_obs {
 	struct proc_buf raw, canon, reply;
 	enum proc_fault fault;
 	char fault_msg[512];
-	char alloc_msg[200];    /* first failing allocator invariant (proc_alloc.c) */
+	char alloc_msg[200];    /* first failing allocator invariant (alloc.c) */
 	struct proc_exit_live exit_live;
 	double quiesce_s;       /* time from sending the op to quiescence */
 	uint32_t wait_ms;       /* the timeout of the wait it sleeps in (region
@@ -143,7 +143,7 @@ struct proc_exec_ops {
 };
 
 /*
- * Immutable bytes shared by reference (proc_bytes.c): a reply held once
+ * Immutable bytes shared by reference (bytes.c): a reply held once
  * however many snapshots and executors hold it.  NULL stands for none.
  * Invariant: refs >= 1 while reachable; p[0 .. len) never changes.
  */
@@ -187,7 +187,7 @@ struct proc_image;
 struct proc_exec *proc_replay_new(const struct proc_scenario *sc, const char *preload,
 				  const struct proc_image *img);
 
-/* The fork-snapshot executor (proc_fork.c): at most `limit` live snapshots
+/* The fork-snapshot executor (exec_fork.c): at most `limit` live snapshots
  * (0: PROC_FORK_LIMIT_DEFAULT); falls back to replay, saying why on stderr,
  * for targets it cannot snapshot. */
 #define PROC_FORK_LIMIT_DEFAULT 1000

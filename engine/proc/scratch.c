@@ -1,5 +1,5 @@
 /*
- * proc_scratch.c — a target's working directory of its own (issue 17):
+ * scratch.c — a target's working directory of its own (issue 17):
  * files a target writes there reach no other state's target and no later
  * run, and go with the target.
  *
@@ -47,7 +47,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc_scratch.h"
+#include "scratch.h"
 #include "util.h"
 
 struct proc_scratch {

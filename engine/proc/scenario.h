@@ -1,7 +1,7 @@
 /*
- * proc_scenario.h — a parsed scenario file: what process mode runs and how.
- * The format is documented in share/scenario.md; proc_scenario.c parses it.
- * Private to engine/proc*.c.
+ * scenario.h — a parsed scenario file: what process mode runs and how.
+ * The format is documented in share/scenario.md; scenario.c parses it.
+ * Private to engine/proc/.
  *
  * Ownership: a proc_scenario owns every string and array it points to;
  * proc_scenario_free() releases them all.
@@ -98,7 +98,7 @@ struct proc_scenario {
 	struct proc_prop *props;
 	size_t nprops;
 	/* Resource limits on the target (`limit KIND VALUE`; 0: none), set by
-	 * engine/proc_limits.c between fork and exec. */
+	 * limits.c between fork and exec. */
 	uint64_t limit_as, limit_fsize, limit_cpu, limit_procs;
 };
 

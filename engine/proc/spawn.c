@@ -1,5 +1,5 @@
 /*
- * proc_spawn.c — starting a target: a fresh process group that dies with
+ * spawn.c — starting a target: a fresh process group that dies with
  * cmc (PR_SET_PDEATHSIG), ASLR off (personality ADDR_NO_RANDOMIZE), a small
  * fixed environment with the preload and its CMC_* variables, fds 0/1/2,
  * the canonical fd and the control fd wired to pipes cmc reads, everything
@@ -31,15 +31,15 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_limits.h"
-#include "proc_scratch.h"
-#include "proc_target.h"
+#include "limits.h"
+#include "scratch.h"
+#include "target.h"
 #include "util.h"
 
 /*
  * A free loopback port right now; the target binds it a moment later.
  * Between the two another program may take it: the start-up then sees a
- * listener that is not the target's (proc_quiesce.c) and tries another
+ * listener that is not the target's (quiesce.c) and tries another
  * port.  Within cmc, workers starting targets at once never get the same
  * port: the last ports handed out are not handed out again (the kernel
  * would, as nothing holds them until their target binds).
@@ -393,7 +393,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	 * target's descriptors are the same, and its READY is sent alike
 	 * (a send that failed would leave other bytes on its stack); the
 	 * replay executor holds its end and reads it as the fork executor does
-	 * between operations (proc_snapmsg.h). */
+	 * between operations (snapmsg.h). */
 	int sp[2] = {-1, -1};
 	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
@@ -405,7 +405,7 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	if (sp[0] >= 0 && det && t->port) {
 		struct cmc_snap_msg cfg = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_CONFIG, .a = t->port};
 		send(sp[0], &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
-		t->config_port = t->port; /* (every snapshot's socket gets it too: proc_fork.c) */
+		t->config_port = t->port; /* (every snapshot's socket gets it too: exec_fork.c) */
 	}
 
 	/* CMC_SHARED_CWD=1 (benchmarks: what the directory of its own costs):

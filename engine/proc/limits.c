@@ -1,6 +1,6 @@
 /*
- * proc_limits.c — resource limits on targets and the cgroup jail around
- * each one (contract and rationale in proc_limits.h).
+ * limits.c — resource limits on targets and the cgroup jail around
+ * each one (contract and rationale in limits.h).
  *
  * Cgroup layout: under the cgroup cmc itself runs in, on one hierarchy it
  * can write (the v1 `pids` controller when mounted, which both caps and
@@ -33,7 +33,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "proc_limits.h"
+#include "limits.h"
 #include "util.h"
 
 enum { V2, V1PIDS, NHIER };

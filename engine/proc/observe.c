@@ -1,5 +1,5 @@
 /*
- * proc_observe.c — turning a quiescent (or ended) target into an
+ * observe.c — turning a quiescent (or ended) target into an
  * observation: the raw fingerprint over the heap window the region header
  * describes plus the chosen segments and symbols, the canonical record, the
  * reply, the exit status or signal, and faults.  Also owns proc_buf and
@@ -24,9 +24,9 @@
 #include <xxhash.h>
 
 #include "cmc_region.h"
-#include "proc_alloc.h"
-#include "proc_limits.h"
-#include "proc_target.h"
+#include "alloc.h"
+#include "limits.h"
+#include "target.h"
 #include "util.h"
 
 /* ---- buffers ---------------------------------------------------------- */

@@ -1,6 +1,6 @@
 /*
- * proc_snapmsg.c — checking what arrives on cmc's end of a snapshot socket
- * (proc_snapmsg.h).  The target's end is the program's fd CMC_SNAP_FD: a
+ * snapmsg.c — checking what arrives on cmc's end of a snapshot socket
+ * (snapmsg.h).  The target's end is the program's fd CMC_SNAP_FD: a
  * program can write anything there, so nothing in a datagram is used
  * before it was found to be a whole message of a kind the phase allows,
  * with every field that kind leaves unused still zero (the preload's
@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "proc_snapmsg.h"
+#include "snapmsg.h"
 
 /* Every byte of [p, p + n) zero? */
 static bool zero(const void *p, size_t n)

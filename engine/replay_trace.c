@@ -1,5 +1,5 @@
 /*
- * replay.c — re-executing a trace of labels from an initial state and
+ * replay_trace.c — re-executing a trace of labels from an initial state and
  * judging every state it reaches as the search does (search.c, eng__admit:
  * the violation a successor carries, then the frontend's check(); deadlock
  * as expand() finds it).  It is how `cmc replay` and the workbench prove a

@@ -1,5 +1,5 @@
 /*
- * proc_scenario.c — the scenario file parser.  Owns the line format
+ * scenario.c — the scenario file parser.  Owns the line format
  * (share/scenario.md is its reference): `key value...` lines, words or
  * "quoted strings with C escapes", # comments, blank lines.  Every error
  * names file:line and what was expected; nothing here runs the target.
@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_scenario.h"
+#include "scenario.h"
 #include "util.h"
 
 #define PROC_LINE_MAX 65536
@@ -467,7 +467,7 @@ static int set_raw(struct parse *p, struct tok *t, int n)
 }
 
 /* `limit as|fsize BYTES`, `limit cpu SECONDS`, `limit procs N`; `none` (or
- * 0) lifts one.  Enforced by proc_limits.c. */
+ * 0) lifts one.  Enforced by limits.c. */
 static int set_limit(struct parse *p, struct tok *t, int n)
 {
 	struct proc_scenario *sc = p->sc;

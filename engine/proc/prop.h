@@ -1,12 +1,12 @@
 /*
- * proc_prop.h — process-mode properties (proc_prop.c): built-ins and
- * plugins, evaluated on a state's observation.  Private to engine/proc*.
+ * prop.h — process-mode properties (prop.c): built-ins and
+ * plugins, evaluated on a state's observation.  Private to engine/proc/.
  */
 #ifndef CMC_PROC_PROP_H
 #define CMC_PROC_PROP_H
 
-#include "proc_exec.h"
-#include "proc_scenario.h"
+#include "exec.h"
+#include "scenario.h"
 
 struct proc_props;
 

@@ -1,9 +1,9 @@
 /*
- * proc.c — process mode as an engine frontend (struct eng_frontend_ops).
+ * frontend.c — process mode as an engine frontend (struct eng_frontend_ops).
  *
  * A state, as the engine stores it, is its trace: uint16 n followed by n
  * uint16 op indices.  The engine queues those bytes and hands them back for
- * expansion; the executor (proc_exec.h) turns a trace back into a live
+ * expansion; the executor (exec.h) turns a trace back into a live
  * target.  Identity (eng_succ.fp) is the raw fingerprint, the canonical one,
  * or the pair, per the scenario's hash/merge setting; when some ops are
  * `once`, the set of ops already applied joins the identity, so merged states
@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "proc.h"
-#include "proc_exec.h"
-#include "proc_prop.h"
-#include "proc_scenario.h"
-#include "proc_target.h"
+#include "exec.h"
+#include "prop.h"
+#include "scenario.h"
+#include "target.h"
 #include "util.h"
 
 struct proc_fe {

@@ -1,6 +1,6 @@
 /*
- * proc_limits.h — resource limits on targets and the jail that keeps every
- * process a target creates within cmc's reach.  Private to engine/proc*.
+ * limits.h — resource limits on targets and the jail that keeps every
+ * process a target creates within cmc's reach.  Private to engine/proc/.
  *
  *   rlimits  address space, file size and CPU time (scenario `limit as|
  *            fsize|cpu`), set in the child between fork and exec; a target
@@ -29,8 +29,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "proc_exec.h"
-#include "proc_scenario.h"
+#include "exec.h"
+#include "scenario.h"
 
 struct proc_jail;
 

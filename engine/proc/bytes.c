@@ -1,5 +1,5 @@
 /*
- * proc_bytes.c — immutable bytes shared by reference: a reply kept once
+ * bytes.c — immutable bytes shared by reference: a reply kept once
  * however many holders need it (the fork pool's snapshots along one
  * trace, the executors' views of the trace being expanded).  The count is
  * atomic: the pool is shared by the workers' threads.  Whoever holds a
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc_exec.h"
+#include "exec.h"
 #include "util.h"
 
 struct proc_bytes *proc_bytes_new(const void *p, size_t n)

@@ -1,5 +1,5 @@
 /*
- * proc_quiesce.c — deciding, exactly and without sleeping, that the target
+ * quiesce.c — deciding, exactly and without sleeping, that the target
  * has finished an operation: it has consumed every byte cmc sent AND it is
  * blocked waiting for more input.
  *
@@ -46,8 +46,8 @@
 #include <unistd.h>
 
 #include "cmc_region.h"
-#include "proc_snapmsg.h"
-#include "proc_target.h"
+#include "snapmsg.h"
+#include "target.h"
 #include "util.h"
 
 #define SPIN_S 0.0005   /* yield-and-check this long before poll()ing */
@@ -573,7 +573,7 @@ bool proc_target_settles(struct proc_target *t, unsigned timeout_ms)
 
 /*
  * What the target's end of the snapshot socket sent meanwhile, read under
- * either executor alike (proc_snapmsg.h).  A READY says an image the
+ * either executor alike (snapmsg.h).  A READY says an image the
  * target exec'd loaded the preload: /proc/PID/mem, bound to the address
  * space it was opened on, is opened again.  Anything else breaks the
  * protocol: the first such message is kept for proc_observe() to report,

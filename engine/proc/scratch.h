@@ -1,13 +1,13 @@
 /*
- * proc_scratch.h — a target's working directory of its own: a copy of the
+ * scratch.h — a target's working directory of its own: a copy of the
  * scenario's `cwd` (or an empty directory), mounted where the target sees
  * it at the same path on every run, removed with the target
- * (proc_scratch.c).  Private to engine/proc*.
+ * (scratch.c).  Private to engine/proc/.
  */
 #ifndef CMC_PROC_SCRATCH_H
 #define CMC_PROC_SCRATCH_H
 
-#include "proc_scenario.h"
+#include "scenario.h"
 
 struct proc_scratch;
 

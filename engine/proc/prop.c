@@ -1,5 +1,5 @@
 /*
- * proc_prop.c — process-mode properties, evaluated on every transition (an
+ * prop.c — process-mode properties, evaluated on every transition (an
  * operation's observation, also when it leads to a state seen before: the
  * reply, the exit, a fault and the trace a plugin reads are the
  * transition's, not the state's): the built-ins (no crash, no fault, exit
@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "cmc_property.h"
-#include "proc_limits.h"
-#include "proc_prop.h"
+#include "limits.h"
+#include "prop.h"
 #include "util.h"
 
 struct plugin {

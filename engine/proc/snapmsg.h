@@ -1,5 +1,5 @@
 /*
- * proc_snapmsg.h — cmc's side of the snapshot socket's messages
+ * snapmsg.h — cmc's side of the snapshot socket's messages
  * (cmc_region.h section 5): every datagram the target's end sends is
  * checked against the phase the exchange is in before any field is used.
  * The socket exists under both executors (the replay executor only never

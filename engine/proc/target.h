@@ -1,13 +1,13 @@
 /*
- * proc_target.h — one live target process and what cmc holds of it: its
+ * target.h — one live target process and what cmc holds of it: its
  * pipes, its connection, the decoders for the canonical and control
- * channels, and the bounded capture of its output.  Private to engine/proc*.
+ * channels, and the bounded capture of its output.  Private to engine/proc/.
  *
- *   proc_spawn.c    start it (environment, fds, ASLR off) and reach start-up
- *                   quiescence (for tcp: listening, then connected);
- *   proc_quiesce.c  send an operation, drain output, decide "done" exactly;
- *   proc_observe.c  read the heap region/segments/symbols and build a proc_obs;
- *   proc_elf.c      the executable's writable segments and symbols.
+ *   spawn.c    start it (environment, fds, ASLR off) and reach start-up
+ *              quiescence (for tcp: listening, then connected);
+ *   quiesce.c  send an operation, drain output, decide "done" exactly;
+ *   observe.c  read the heap region/segments/symbols and build a proc_obs;
+ *   elf.c      the executable's writable segments and symbols.
  *
  * Ownership: proc_target_kill() kills the whole process group, reaps the
  * target and closes every fd; it is safe on a target that already exited.
@@ -20,8 +20,8 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "proc_exec.h"
-#include "proc_scenario.h"
+#include "exec.h"
+#include "scenario.h"
 
 /* fd numbers inside the target besides 0, 1, 2 and the canonical fd. */
 #define PROC_CTL_FD 4
@@ -84,14 +84,14 @@ struct proc_target {
 	int status;             /* waitpid status once reaped */
 	uint16_t port, client_port; /* tcp: the target's port and ours */
 	uint32_t foreign_inode; /* tcp: non-zero once another program was seen listening
-				   on port: its socket's inode (proc_quiesce.c) */
+				   on port: its socket's inode (quiesce.c) */
 	uint64_t load_base;     /* for PIE ranges */
 	bool base_known;
 	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
 	bool input_closed;      /* an eof operation closed the input: stdin's pipe
 	                           (in_fd -1), or tcp's sending side (shutdown) */
 	bool eof_unseen;        /* ... and the target has not run since: it cannot
-	                           have seen the end yet (proc_quiesce.c) */
+	                           have seen the end yet (quiesce.c) */
 	uint64_t eof_switches;  /* its context switches when the input closed */
 	bool preload_on;        /* the preload was put in LD_PRELOAD */
 	enum proc_transport transport;
@@ -99,7 +99,7 @@ struct proc_target {
 	int snap_fd;            /* cmc's end of the snapshot socket (either executor;
 				   only the fork executor sends on it), or -1 */
 	unsigned snap_readies;  /* READYs read from it: one per image that loaded the
-				   preload and found the socket (proc_snapmsg.h) */
+				   preload and found the socket (snapmsg.h) */
 	int32_t snap_ready_pid; /* the last one's pid */
 	char snap_fault[64];    /* the first message there that broke the protocol,
 				   reported by proc_observe(); "": none */
@@ -108,9 +108,9 @@ struct proc_target {
 	size_t present;         /* bytes of the next operation already in the input
 	                           channel (written before the child existed):
 	                           proc_target_step() sends only the rest */
-	struct proc_jail *jail; /* proc_limits.h; NULL: no cgroup of its own (owned) */
+	struct proc_jail *jail; /* limits.h; NULL: no cgroup of its own (owned) */
 	struct proc_scratch *scratch; /* its working directory's own layer, shared with
-	                           its snapshots (proc_scratch.h); NULL: none */
+	                           its snapshots (scratch.h); NULL: none */
 };
 
 /*
@@ -127,7 +127,7 @@ void proc_target_kill(struct proc_target *t);
  * that could not bind may have ended before any look saw the other one. */
 bool proc_port_taken(struct proc_target *t);
 /* The same, with the preload's snapshot server enabled (CMC_SNAP_FD): cmc's
- * end of the snapshot socket is t->snap_fd (proc_fork.c). */
+ * end of the snapshot socket is t->snap_fd (exec_fork.c). */
 struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
 					   struct proc_obs *obs, double *spawn_s);
 
@@ -166,11 +166,11 @@ static inline uint64_t proc_le64(const uint8_t *p)
 }
 
 /*
- * proc_pids.c: the pids cmc owns and the run's PID namespace.
+ * pids.c: the pids cmc owns and the run's PID namespace.
  *   proc_pid_own       a child cmc made itself (its fork() returned pid)
  *   proc_pid_adopt     a child the kernel says a snapshot made: true, and
  *                      owned from now on, only if pid is a child of cmc,
- *                      not reaped, and not owned yet (proc_fork.c)
+ *                      not reaped, and not owned yet (exec_fork.c)
  *   proc_pid_forget    reaped: the pid is no longer cmc's
  *   proc_pids_enter    before a fork that starts a target: this thread's
  *                      children go into the run's PID namespace (made on
@@ -193,7 +193,7 @@ void proc_pids_close(void);
 
 /* Ask the kernel to attach the sender's pid (SCM_CREDENTIALS, in cmc's
  * namespace) to every message on cmc's end of a snapshot socket; set before
- * the target can send (proc_fork.c reads it). */
+ * the target can send (exec_fork.c reads it). */
 void proc_snap_passcred(int fd);
 
 /* Apply one scenario operation: send its bytes, or for an eof operation
@@ -221,7 +221,7 @@ void proc_set_nonblock(int fd);
 
 /* Wait up to timeout_ms for a parked target, interrupted by a fork
  * request, to be asleep in a waiting call again; false when it ended or
- * did not settle (proc_quiesce.c says why this matters). */
+ * did not settle (quiesce.c says why this matters). */
 bool proc_target_settles(struct proc_target *t, unsigned timeout_ms);
 
 /* Read the target's region header (at the scenario's heap base) and check
@@ -235,7 +235,7 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 
 /* A signal this target (or a process of its own) sent cmc during the
  * operation just observed becomes obs's fault (`signal`), unless it has
- * one already; it is consumed either way (proc_sigsrc.c). */
+ * one already; it is consumed either way (sigsrc.c). */
 void proc_signal_take(const struct proc_target *t, struct proc_obs *obs);
 
 /* Record decoder: feed bytes read from the channel. */

@@ -1,5 +1,5 @@
 /*
- * proc_sigsrc.c — who sent cmc a signal: the user (an interruption), or one
+ * sigsrc.c — who sent cmc a signal: the user (an interruption), or one
  * of cmc's targets (a fault of that target).
  *
  * A target may signal its parent (kill(getppid(), SIGTERM), which the
@@ -7,7 +7,7 @@
  * target's misbehaviour, judged like any other, not the user asking cmc to
  * stop.  A target is a child of cmc (fork snapshots too: CLONE_PARENT) or a
  * descendant of one; one that left that tree (a double fork) is still in
- * its jail's cgroup, cmc-<cmc's pid>/... (proc_limits.c).  The signal
+ * its jail's cgroup, cmc-<cmc's pid>/... (limits.c).  The signal
  * handler asks here, with the sender's pid (SA_SIGINFO's si_pid): a
  * target's signal is recorded for the observation of the operation that
  * sent it (proc_signal_take(), a `signal` fault) and cmc goes on.
@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "proc.h"
-#include "proc_target.h"
+#include "target.h"
 #include "util.h"
 
 #define NSIG_SLOTS 16

@@ -1,5 +1,5 @@
 /*
- * proc_replay.c — the stateless replay executor: to reach a state, start a
+ * exec_replay.c — the stateless replay executor: to reach a state, start a
  * fresh target and replay the state's trace; to apply an operation, send it
  * and observe.  When the live process has already moved past the origin (a
  * previous apply), the origin is re-established by another fresh replay.
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc_prop.h"
-#include "proc_target.h"
+#include "prop.h"
+#include "target.h"
 #include "util.h"
 
 struct replay {

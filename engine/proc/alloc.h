@@ -1,14 +1,14 @@
 /*
- * proc_alloc.h — the process executor's allocator check (proc_alloc.c):
+ * alloc.h — the process executor's allocator check (alloc.c):
  * the pool allocator's validators (preload/pool_check.c) run on the
  * target's heap region after every quiescent operation.  Private to
- * engine/proc*.
+ * engine/proc/.
  */
 #ifndef CMC_PROC_ALLOC_H
 #define CMC_PROC_ALLOC_H
 
 #include "cmc_region.h"
-#include "proc_target.h"
+#include "target.h"
 
 /*
  * h is the validated copy of the region header just read from the target.

@@ -1,5 +1,5 @@
 /*
- * proc_elf.c — what raw hashing covers besides the heap: the target
+ * elf.c — what raw hashing covers besides the heap: the target
  * executable's writable PT_LOAD segments (`raw segments`) and named global
  * symbols (`raw symbol NAME`), read from its ELF64 file.
  *
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc_target.h"
+#include "target.h"
 #include "util.h"
 
 struct elf {

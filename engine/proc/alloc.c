@@ -1,5 +1,5 @@
 /*
- * proc_alloc.c — the allocator's invariants on every explored state: hands
+ * alloc.c — the allocator's invariants on every explored state: hands
  * the target's heap window (read-only bytes cmc already copied out of the
  * target) to the pool validators of preload/pool_check.c, compiled into
  * libcmc, and records per-invariant status in the observation.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "pool.h"
-#include "proc_alloc.h"
+#include "alloc.h"
 #include "util.h"
 
 #define PROC_ALLOC_MAX (256ULL << 20)
