@@ -308,15 +308,16 @@ static int exit_live(const struct proc_buf *c, struct proc_obs *obs)
 	return 0;
 }
 
+void proc_obs_set_end(struct proc_obs *obs, const struct proc_target *t)
+{
+	obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
+	obs->e.exit_status = t->signaled ? 0 : WEXITSTATUS(t->status);
+	obs->e.term_signal = t->signaled ? WTERMSIG(t->status) : 0;
+}
+
 static void observe_end(struct proc_target *t, struct proc_obs *obs)
 {
-	if (t->signaled) {
-		obs->e.flags |= ENG_OBS_SIGNALED;
-		obs->e.term_signal = WTERMSIG(t->status);
-	} else {
-		obs->e.flags |= ENG_OBS_EXITED;
-		obs->e.exit_status = WEXITSTATUS(t->status);
-	}
+	proc_obs_set_end(obs, t);
 	/* The preload's fault convention: a control record and 112 + code. */
 	const struct proc_buf *c = &t->ctl.last;
 	uint32_t code = 0;

@@ -331,13 +331,12 @@ static void said(const struct proc_target *t, struct proc_obs *obs)
 		m[cap - 1] = 0;
 }
 
-/* Connect to the target's port; returns the socket or -1. */
-static int tcp_connect(struct proc_target *t)
+int proc_tcp_connect(uint16_t port, uint16_t *client_port)
 {
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -1;
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(t->port),
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
 				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
 		close(s);
@@ -347,18 +346,15 @@ static int tcp_connect(struct proc_target *t)
 	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	socklen_t al = sizeof a;
 	getsockname(s, (struct sockaddr *)&a, &al);
-	t->client_port = ntohs(a.sin_port);
+	*client_port = ntohs(a.sin_port);
 	proc_set_nonblock(s);
 	return s;
 }
 
-static struct proc_target *start(const struct proc_scenario *sc, const char *preload,
-				 struct proc_obs *obs, double *spawn_s, bool snap, uint16_t *taken)
+struct proc_target *proc_target_alloc(const struct proc_scenario *sc)
 {
-	double t0 = eng_now();
 	struct proc_target *t = eng_xcalloc(1, sizeof *t);
 	t->sc = sc;
-	t->preload_on = preload && *preload;
 	t->transport = sc->transport;
 	t->reply_cap = sc->reply_cap;
 	t->in_fd = t->out_fd = t->mem_fd = t->sys_fd = t->stat_fd = -1;
@@ -368,71 +364,97 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	t->ctl.magic = CMC_CTL_MAGIC;
 	t->ctl.sticky_kind = CMC_CTL_LIMIT;
 	t->ctl.max = CMC_CTL_MAX;
+	return t;
+}
 
-	int in[2] = {-1, -1}, out[2], canon[2], ctl[2], errp[2];
+bool proc_target_open_proc(struct proc_target *t)
+{
+	t->mem_fd = proc_open_pid(t->pid, "mem");
+	t->sys_fd = proc_open_pid(t->pid, "syscall");
+	t->stat_fd = proc_open_pid(t->pid, "stat");
+	return t->mem_fd >= 0 && t->sys_fd >= 0 && t->stat_fd >= 0;
+}
+
+/* cmc's and the child's ends of a new target's channels, until the
+ * child has them (then cmc's are the target's, the child's are closed). */
+struct spawn_fds {
+	int in[2], out[2], canon[2], ctl[2], errp[2], sp[2];
+};
+
+static void spawn_fds_close(struct spawn_fds *d)
+{
+	int *fds[] = {&d->in[0], &d->in[1], &d->out[0], &d->out[1], &d->canon[0], &d->canon[1],
+		      &d->ctl[0], &d->ctl[1], &d->errp[0], &d->errp[1], &d->sp[0], &d->sp[1]};
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (*fds[i] >= 0) {
+			close(*fds[i]);
+			*fds[i] = -1;
+		}
+}
+
+/* The channels: the input (a pipe, or /dev/null for tcp, whose port is
+ * chosen here), output, canonical, control and exec-error pipes.  -1 with
+ * obs filled when no port is free. */
+static int open_channels(struct proc_target *t, struct spawn_fds *d, struct proc_obs *obs)
+{
+	const struct proc_scenario *sc = t->sc;
+	*d = (struct spawn_fds){.in = {-1, -1}, .out = {-1, -1}, .canon = {-1, -1}, .ctl = {-1, -1},
+				.errp = {-1, -1}, .sp = {-1, -1}};
 	if (sc->transport == PROC_TCP) {
 		t->port = free_port();
 		if (!t->port) {
 			obs->fault = PROC_FAULT_START;
 			snprintf(obs->fault_msg, sizeof obs->fault_msg, "cannot find a free loopback port: %s",
 				 strerror(errno));
-			free(t);
-			return NULL;
+			return -1;
 		}
-		in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	} else if (pipe2(in, O_CLOEXEC) < 0)
+		d->in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	} else if (pipe2(d->in, O_CLOEXEC) < 0)
 		eng_die("pipe: %s", strerror(errno));
-	if (in[0] < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(canon, O_CLOEXEC) < 0 ||
-	    pipe2(ctl, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
+	if (d->in[0] < 0 || pipe2(d->out, O_CLOEXEC) < 0 || pipe2(d->canon, O_CLOEXEC) < 0 ||
+	    pipe2(d->ctl, O_CLOEXEC) < 0 || pipe2(d->errp, O_CLOEXEC) < 0)
 		eng_die("pipe: %s", strerror(errno));
-	size_t nenv;
-	bool det;
-	char **env = build_env(sc, preload, t->port, &nenv, &det);
-	char **av = build_argv(sc, det && t->port ? CMC_NET_PORT : t->port);
-	/* The snapshot socket is there under either executor, so the
-	 * target's descriptors are the same, and its READY is sent alike
-	 * (a send that failed would leave other bytes on its stack); the
-	 * replay executor holds its end and reads it as the fork executor does
-	 * between operations (snapmsg.h). */
-	int sp[2] = {-1, -1};
-	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+	return 0;
+}
+
+/* The snapshot socket is there under either executor, so the target's
+ * descriptors are the same, and its READY is sent alike (a send that
+ * failed would leave other bytes on its stack); the replay executor holds
+ * its end and reads it as the fork executor does between operations
+ * (snapmsg.h). */
+static void open_snap_socket(struct proc_target *t, struct spawn_fds *d, bool det)
+{
+	if (t->preload_on && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, d->sp) < 0)
 		eng_die("socketpair: %s", strerror(errno));
-	if (sp[0] >= 0)
-		proc_snap_passcred(sp[0]);
+	if (d->sp[0] >= 0)
+		proc_snap_passcred(d->sp[0]);
 	/* Fixed addresses: the target is told CMC_NET_PORT, and learns the
 	 * real port, which changes with every process, from this message,
 	 * not from its environment (preload/detnet.c). */
-	if (sp[0] >= 0 && det && t->port) {
+	if (d->sp[0] >= 0 && det && t->port) {
 		struct cmc_snap_msg cfg = {.magic = CMC_SNAP_MAGIC, .kind = CMC_SNAP_CONFIG, .a = t->port};
-		send(sp[0], &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
-		t->config_port = t->port; /* (every snapshot's socket gets it too: exec_fork.c) */
+		send(d->sp[0], &cfg, sizeof cfg, MSG_DONTWAIT | MSG_NOSIGNAL);
+		t->config_port = t->port; /* (every snapshot's socket gets it too: fork_request.c) */
 	}
+}
 
-	/* CMC_SHARED_CWD=1 (benchmarks: what the directory of its own costs):
-	 * the target works in the scenario's cwd (or cmc's) itself. */
-	const char *shared = getenv("CMC_SHARED_CWD");
-	if (!(shared && !strcmp(shared, "1")))
-		t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
-	if (!t->scratch && !(shared && !strcmp(shared, "1"))) {
-		obs->fault = PROC_FAULT_START;
-		free_vec(av);
-		free_vec(env);
-		int fds[] = {in[0], in[1], out[0], out[1], canon[0], canon[1], ctl[0], ctl[1], errp[0], errp[1],
-			     sp[0], sp[1]};
-		for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
-			if (fds[i] >= 0)
-				close(fds[i]);
-		free(t);
-		return NULL;
-	}
-	/* The target starts in a directory of its own: a path relative to
-	 * ours is made absolute first. */
-	char exe[PATH_MAX];
-	if (sc->exe[0] == '/' || !getcwd(exe, sizeof exe - 1) ||
-	    strlen(exe) + strlen(sc->exe) + 2 > sizeof exe)
-		snprintf(exe, sizeof exe, "%s", sc->exe);
+/* The target starts in a directory of its own: a path relative to ours
+ * is made absolute first. */
+static void absolute_exe(const struct proc_scenario *sc, char exe[PATH_MAX])
+{
+	if (sc->exe[0] == '/' || !getcwd(exe, PATH_MAX - 1) || strlen(exe) + strlen(sc->exe) + 2 > PATH_MAX)
+		snprintf(exe, PATH_MAX, "%s", sc->exe);
 	else
 		strcat(strcat(exe, "/"), sc->exe);
+}
+
+/* Fork the child (in its jail and the run's PID namespace) and keep cmc's
+ * ends of its channels in t; the child's are closed here, but for the
+ * read end of the exec-error pipe, d->errp[0]. */
+static void launch(struct proc_target *t, struct spawn_fds *d, char **av, char **env, bool det,
+		   const char *exe)
+{
+	const struct proc_scenario *sc = t->sc;
 	t->jail = proc_jail_new(sc);
 	bool in_ns = proc_pids_enter(); /* the run's PID namespace, where there is one */
 	pid_t pid = fork();
@@ -443,147 +465,206 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 		proc_pid_own(pid);
 	}
 	if (pid == 0)
-		child(sc, av, env, in[0], out[1], canon[1], ctl[1], sp[1], errp[1], det, t->scratch, exe);
+		child(sc, av, env, d->in[0], d->out[1], d->canon[1], d->ctl[1], d->sp[1], d->errp[1], det,
+		      t->scratch, exe);
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
 	setpgid(pid, pid);
 	t->pid = t->pgid = pid;
-	free_vec(av);
-	free_vec(env);
-	close(in[0]);
-	close(out[1]);
-	close(canon[1]);
-	close(ctl[1]);
-	close(errp[1]);
-	if (sp[1] >= 0)
-		close(sp[1]);
-	t->snap_fd = sp[0];
-	t->in_fd = in[1];
-	t->out_fd = out[0];
-	t->canon.fd = canon[0];
-	t->ctl.fd = ctl[0];
+	int *theirs[] = {&d->in[0], &d->out[1], &d->canon[1], &d->ctl[1], &d->errp[1], &d->sp[1]};
+	for (size_t i = 0; i < sizeof theirs / sizeof theirs[0]; i++)
+		if (*theirs[i] >= 0) {
+			close(*theirs[i]);
+			*theirs[i] = -1;
+		}
+	t->snap_fd = d->sp[0];
+	t->in_fd = d->in[1];
+	t->out_fd = d->out[0];
+	t->canon.fd = d->canon[0];
+	t->ctl.fd = d->ctl[0];
 	if (t->in_fd >= 0)
 		proc_set_nonblock(t->in_fd);
+}
 
-	/* exec succeeded iff the error pipe closes empty (it is CLOEXEC). */
+/* exec succeeded iff the error pipe closes empty (it is CLOEXEC); false
+ * with obs filled when it did not.  Closes errp. */
+static bool exec_done(struct proc_target *t, int errp, struct proc_obs *obs)
+{
 	int e = 0;
 	ssize_t r;
-	while ((r = read(errp[0], &e, sizeof e)) < 0 && errno == EINTR)
+	while ((r = read(errp, &e, sizeof e)) < 0 && errno == EINTR)
 		;
-	close(errp[0]);
-	if (r > 0) {
-		obs->fault = PROC_FAULT_START;
-		snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: cannot execute target: %s", sc->exe,
-			 strerror(e));
-		proc_target_kill(t);
-		return NULL;
-	}
-	if (det)
-		fix_random(pid);
-	t->mem_fd = proc_open_pid(pid, "mem");
-	t->sys_fd = proc_open_pid(pid, "syscall");
-	t->stat_fd = proc_open_pid(pid, "stat");
-	if (t->mem_fd < 0 || t->sys_fd < 0 || t->stat_fd < 0) {
-		int oerr = errno;
-		/* A target that exits at once is gone before its /proc files
-		 * open: report how it ended, not the open. */
-		double deadline = eng_now() + sc->timeout_ms / 1000.0;
-		while (!proc_target_reap(t) && eng_now() < deadline) {
-			struct pollfd pf = {.fd = t->out_fd, .events = POLLIN};
-			proc_target_drain(t);
-			poll(&pf, 1, 1);
-		}
-		proc_target_drain(t); /* what it wrote before it ended */
-		obs->fault = PROC_FAULT_START;
-		if (t->pid == 0) {
-			/* (one that could not bind its port ends this fast) */
-			*taken = sc->transport == PROC_TCP && proc_port_taken(t) ? t->port : 0;
-			describe_end(t, obs, "during start-up");
-			said(t, obs);
-			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
-			obs->e.exit_status = t->signaled ? 0 : WEXITSTATUS(t->status);
-			obs->e.term_signal = t->signaled ? WTERMSIG(t->status) : 0;
-			proc_target_kill(t);
-			return NULL;
-		}
-		errno = oerr;
-		snprintf(obs->fault_msg, sizeof obs->fault_msg,
-			 "%s: cannot open /proc/%d/{mem,syscall,stat}: %s (cmc needs ptrace access "
-			 "to its own children)", sc->exe, (int)pid, strerror(errno));
-		proc_target_kill(t);
-		return NULL;
-	}
+	close(errp);
+	if (r <= 0)
+		return true;
+	obs->fault = PROC_FAULT_START;
+	snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: cannot execute target: %s", t->sc->exe,
+		 strerror(e));
+	return false;
+}
 
+/* Its /proc files; false with obs filled when they do not open.  A target
+ * that exits at once is gone before they open: then how it ended is
+ * reported, not the open (*taken: the port another program took, if that
+ * is why: one that could not bind its port ends this fast). */
+static bool open_proc_files(struct proc_target *t, struct proc_obs *obs, uint16_t *taken)
+{
+	const struct proc_scenario *sc = t->sc;
+	pid_t pid = t->pid;
+	if (proc_target_open_proc(t))
+		return true;
+	int oerr = errno;
+	double deadline = eng_now() + sc->timeout_ms / 1000.0;
+	while (!proc_target_reap(t) && eng_now() < deadline) {
+		struct pollfd pf = {.fd = t->out_fd, .events = POLLIN};
+		proc_target_drain(t);
+		poll(&pf, 1, 1);
+	}
+	proc_target_drain(t); /* what it wrote before it ended */
+	obs->fault = PROC_FAULT_START;
+	if (t->pid == 0) {
+		*taken = sc->transport == PROC_TCP && proc_port_taken(t) ? t->port : 0;
+		describe_end(t, obs, "during start-up");
+		said(t, obs);
+		proc_obs_set_end(obs, t);
+		return false;
+	}
+	errno = oerr;
+	snprintf(obs->fault_msg, sizeof obs->fault_msg,
+		 "%s: cannot open /proc/%d/{mem,syscall,stat}: %s (cmc needs ptrace access "
+		 "to its own children)", sc->exe, (int)pid, strerror(errno));
+	return false;
+}
+
+/* Why the start-up did not end quiescent (w), in obs. */
+static void describe_startup(struct proc_target *t, enum proc_wait w, struct proc_obs *obs)
+{
+	const struct proc_scenario *sc = t->sc;
+	obs->fault = PROC_FAULT_START;
+	switch (w) {
+	case PROC_GONE:
+		if (t->ctl.last.len >= 8 || (!t->signaled && WEXITSTATUS(t->status) > CMC_FAULT_EXIT_BASE &&
+					     WEXITSTATUS(t->status) <= CMC_FAULT_EXIT_BASE + (int)CMC_FAULT_MAX))
+			obs->fault = PROC_FAULT_HEAP;
+		describe_end(t, obs, "during start-up");
+		if (t->ctl.last.len > 8)
+			snprintf(obs->fault_msg + strlen(obs->fault_msg),
+				 sizeof obs->fault_msg - strlen(obs->fault_msg), ": preload: %.*s",
+				 (int)(t->ctl.last.len - 8), (const char *)t->ctl.last.p + 8);
+		proc_obs_set_end(obs, t);
+		break;
+	case PROC_TIMEOUT:
+		if (sc->transport == PROC_TCP && !t->connected) {
+			obs->fault = PROC_FAULT_LISTEN;
+			snprintf(obs->fault_msg, sizeof obs->fault_msg,
+				 "%s: target never listened on 127.0.0.1:%u within %u ms%s", sc->exe,
+				 t->port, sc->timeout_ms,
+				 t->foreign_inode ? " (another program listens there)" : "");
+		} else
+			snprintf(obs->fault_msg, sizeof obs->fault_msg,
+				 "%s: target did not become quiescent (blocked reading its input) "
+				 "within %u ms of starting", sc->exe, sc->timeout_ms);
+		break;
+	case PROC_FLOOD:
+		snprintf(obs->fault_msg, sizeof obs->fault_msg,
+			 "%s: target wrote more than %llu bytes during start-up (reply-cap)", sc->exe,
+			 (unsigned long long)sc->reply_cap);
+		break;
+	case PROC_INTERRUPTED:
+		snprintf(obs->fault_msg, sizeof obs->fault_msg, "interrupted");
+		break;
+	case PROC_BADCHAN:
+		obs->fault = PROC_FAULT_PROTOCOL;
+		snprintf(obs->fault_msg, sizeof obs->fault_msg,
+			 "%s: malformed record on the canonical or control fd during start-up", sc->exe);
+		break;
+	default:
+		snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: target stopped during start-up",
+			 sc->exe);
+		break;
+	}
+	if (w == PROC_GONE || w == PROC_TIMEOUT || w == PROC_STOPPED)
+		said(t, obs);
+}
+
+/* Wait for start-up quiescence; for tcp, until it listens, then connect
+ * and wait again.  False with obs filled (and *taken, as above) when it
+ * did not get there. */
+static bool wait_startup(struct proc_target *t, struct proc_obs *obs, uint16_t *taken)
+{
+	const struct proc_scenario *sc = t->sc;
 	enum proc_wait w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
 	*taken = w != PROC_QUIESCENT && sc->transport == PROC_TCP && !t->connected && proc_port_taken(t)
 			 ? t->port : 0;
 	if (w == PROC_QUIESCENT && sc->transport == PROC_TCP) {
-		t->in_fd = tcp_connect(t);
+		t->in_fd = proc_tcp_connect(t->port, &t->client_port);
 		if (t->in_fd < 0) {
 			obs->fault = PROC_FAULT_LISTEN;
 			snprintf(obs->fault_msg, sizeof obs->fault_msg,
 				 "%s: cannot connect to the target on 127.0.0.1:%u: %s", sc->exe, t->port,
 				 strerror(errno));
-			proc_target_kill(t);
-			return NULL;
+			return false;
 		}
 		t->connected = true;
 		w = proc_target_step(t, NULL, 0, sc->timeout_ms, NULL);
 	}
 	if (w != PROC_QUIESCENT) {
+		describe_startup(t, w, obs);
+		return false;
+	}
+	return true;
+}
+
+/* One attempt at starting the target (start_tcp_retry() makes more when
+ * another program took the port: *taken). */
+static struct proc_target *start(const struct proc_scenario *sc, const char *preload,
+				 struct proc_obs *obs, double *spawn_s, bool snap, uint16_t *taken)
+{
+	double t0 = eng_now();
+	struct proc_target *t = proc_target_alloc(sc);
+	t->preload_on = preload && *preload;
+	struct spawn_fds d;
+	if (open_channels(t, &d, obs) < 0) {
+		free(t);
+		return NULL;
+	}
+	size_t nenv;
+	bool det;
+	char **env = build_env(sc, preload, t->port, &nenv, &det);
+	char **av = build_argv(sc, det && t->port ? CMC_NET_PORT : t->port);
+	open_snap_socket(t, &d, det);
+
+	/* CMC_SHARED_CWD=1 (benchmarks: what the directory of its own costs):
+	 * the target works in the scenario's cwd (or cmc's) itself. */
+	const char *shared = getenv("CMC_SHARED_CWD");
+	if (!(shared && !strcmp(shared, "1")))
+		t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
+	if (!t->scratch && !(shared && !strcmp(shared, "1"))) {
 		obs->fault = PROC_FAULT_START;
-		switch (w) {
-		case PROC_GONE:
-			if (t->ctl.last.len >= 8 || (!t->signaled && WEXITSTATUS(t->status) > CMC_FAULT_EXIT_BASE &&
-						     WEXITSTATUS(t->status) <= CMC_FAULT_EXIT_BASE + (int)CMC_FAULT_MAX))
-				obs->fault = PROC_FAULT_HEAP;
-			describe_end(t, obs, "during start-up");
-			if (t->ctl.last.len > 8)
-				snprintf(obs->fault_msg + strlen(obs->fault_msg),
-					 sizeof obs->fault_msg - strlen(obs->fault_msg), ": preload: %.*s",
-					 (int)(t->ctl.last.len - 8), (const char *)t->ctl.last.p + 8);
-			obs->e.flags |= t->signaled ? ENG_OBS_SIGNALED : ENG_OBS_EXITED;
-			obs->e.exit_status = t->signaled ? 0 : WEXITSTATUS(t->status);
-			obs->e.term_signal = t->signaled ? WTERMSIG(t->status) : 0;
-			break;
-		case PROC_TIMEOUT:
-			if (sc->transport == PROC_TCP && !t->connected) {
-				obs->fault = PROC_FAULT_LISTEN;
-				snprintf(obs->fault_msg, sizeof obs->fault_msg,
-					 "%s: target never listened on 127.0.0.1:%u within %u ms%s", sc->exe,
-					 t->port, sc->timeout_ms,
-					 t->foreign_inode ? " (another program listens there)" : "");
-			} else
-				snprintf(obs->fault_msg, sizeof obs->fault_msg,
-					 "%s: target did not become quiescent (blocked reading its input) "
-					 "within %u ms of starting", sc->exe, sc->timeout_ms);
-			break;
-		case PROC_FLOOD:
-			snprintf(obs->fault_msg, sizeof obs->fault_msg,
-				 "%s: target wrote more than %llu bytes during start-up (reply-cap)", sc->exe,
-				 (unsigned long long)sc->reply_cap);
-			break;
-		case PROC_INTERRUPTED:
-			snprintf(obs->fault_msg, sizeof obs->fault_msg, "interrupted");
-			break;
-		case PROC_BADCHAN:
-			obs->fault = PROC_FAULT_PROTOCOL;
-			snprintf(obs->fault_msg, sizeof obs->fault_msg,
-				 "%s: malformed record on the canonical or control fd during start-up", sc->exe);
-			break;
-		default:
-			snprintf(obs->fault_msg, sizeof obs->fault_msg, "%s: target stopped during start-up",
-				 sc->exe);
-			break;
-		}
-		if (w == PROC_GONE || w == PROC_TIMEOUT || w == PROC_STOPPED)
-			said(t, obs);
+		free_vec(av);
+		free_vec(env);
+		spawn_fds_close(&d);
+		free(t);
+		return NULL;
+	}
+	char exe[PATH_MAX];
+	absolute_exe(sc, exe);
+	launch(t, &d, av, env, det, exe);
+	free_vec(av);
+	free_vec(env);
+	if (!exec_done(t, d.errp[0], obs)) {
+		proc_target_kill(t);
+		return NULL;
+	}
+	if (det)
+		fix_random(t->pid);
+	if (!open_proc_files(t, obs, taken) || !wait_startup(t, obs, taken)) {
 		proc_target_kill(t);
 		return NULL;
 	}
 	/* /proc/PID/mem is bound to the address space it was opened on: a
 	 * target started through a wrapper (sh -c "... exec prog") has exec'd
 	 * since, so open it again now that the program is the one waiting. */
-	int mem = proc_open_pid(pid, "mem");
+	int mem = proc_open_pid(t->pid, "mem");
 	if (mem >= 0) {
 		close(t->mem_fd);
 		t->mem_fd = mem;

@@ -127,7 +127,7 @@ void proc_target_kill(struct proc_target *t);
  * that could not bind may have ended before any look saw the other one. */
 bool proc_port_taken(struct proc_target *t);
 /* The same, with the preload's snapshot server enabled (CMC_SNAP_FD): cmc's
- * end of the snapshot socket is t->snap_fd (exec_fork.c). */
+ * end of the snapshot socket is t->snap_fd (fork_request.c). */
 struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
 					   struct proc_obs *obs, double *spawn_s);
 
@@ -170,7 +170,7 @@ static inline uint64_t proc_le64(const uint8_t *p)
  *   proc_pid_own       a child cmc made itself (its fork() returned pid)
  *   proc_pid_adopt     a child the kernel says a snapshot made: true, and
  *                      owned from now on, only if pid is a child of cmc,
- *                      not reaped, and not owned yet (exec_fork.c)
+ *                      not reaped, and not owned yet (fork_request.c)
  *   proc_pid_forget    reaped: the pid is no longer cmc's
  *   proc_pids_enter    before a fork that starts a target: this thread's
  *                      children go into the run's PID namespace (made on
@@ -193,7 +193,7 @@ void proc_pids_close(void);
 
 /* Ask the kernel to attach the sender's pid (SCM_CREDENTIALS, in cmc's
  * namespace) to every message on cmc's end of a snapshot socket; set before
- * the target can send (exec_fork.c reads it). */
+ * the target can send (fork_request.c reads it). */
 void proc_snap_passcred(int fd);
 
 /* Apply one scenario operation: send its bytes, or for an eof operation
@@ -212,6 +212,23 @@ bool proc_target_reap(struct proc_target *t);
 
 /* open("/proc/PID/what", O_RDONLY | O_CLOEXEC). */
 int proc_open_pid(pid_t pid, const char *what);
+
+/* The set-up every target shares, whichever way it was started (spawn.c,
+ * or a snapshot's child, fork_request.c): a zeroed target of scenario sc,
+ * every fd -1, its canonical and control decoders ready for their fds. */
+struct proc_target *proc_target_alloc(const struct proc_scenario *sc);
+
+/* How the ended target t ended, in obs: exited with its status, or
+ * killed by its signal (observe.c). */
+void proc_obs_set_end(struct proc_obs *obs, const struct proc_target *t);
+
+/* Open the target's /proc/PID/{mem,syscall,stat}; false when one did not
+ * open (errno says why; the others stay open, proc_target_kill closes them). */
+bool proc_target_open_proc(struct proc_target *t);
+
+/* A TCP connection to 127.0.0.1:port, TCP_NODELAY and non-blocking: the
+ * socket, or -1 (errno); *client_port is its own port. */
+int proc_tcp_connect(uint16_t port, uint16_t *client_port);
 
 /* O_NONBLOCK on cmc's end of a fresh pipe or socket.  Fresh means no
  * status flag is set yet (F_SETFL changes only O_APPEND, O_ASYNC,
