@@ -3,9 +3,10 @@
  * (frontend.c) gets a live target to a state and observes one operation from it.
  *
  * Two executors implement it: stateless replay (exec_replay.c: a fresh
- * process per reach, the trace replayed; the correctness reference) and,
- * later, fork snapshots (issue 8: the preload forks the quiescent target,
- * each child takes one operation).  They must give identical observations.
+ * process per reach, the trace replayed; the correctness reference) and
+ * fork snapshots (exec_fork.c and fork_*.c: the preload forks the
+ * quiescent target, each child takes one operation, and children still
+ * quiescent are kept as snapshots).  They must give identical observations.
  *
  * Protocol, per state the frontend expands:
  *     reach(x, trace, n, &obs)      live target at the state after `trace`

@@ -1,6 +1,6 @@
 /*
  * pids.c — the pids of a run's targets: which processes cmc owns, and
- * the PID namespace they live in (issue 18).
+ * the PID namespace they live in.
  *
  * Ownership.  A pid cmc may signal is one the kernel gave it: the return of
  * its own fork(), or, for a fork snapshot's child (preload/snap.c, made

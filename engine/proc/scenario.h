@@ -40,7 +40,7 @@ enum proc_prop_kind {
 	PROC_PROP_CRASH,    /* no death by signal (always on) */
 	PROC_PROP_EXIT,     /* when the target exits, its status is `status` */
 	PROC_PROP_REPLY,    /* the reply to op `label` (NULL: any op) matches `pattern` */
-	PROC_PROP_ALLOC,    /* the allocator's invariants hold (issue 7) */
+	PROC_PROP_ALLOC,    /* the allocator's invariants hold (alloc.c) */
 	PROC_PROP_LEAK,     /* nothing of the target's is lost (or, with `reachable`,
 	                       still live) when it exits normally (INV-23) */
 	PROC_PROP_PLUGIN,   /* a shared object's cmc_property_check() */

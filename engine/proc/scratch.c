@@ -1,5 +1,5 @@
 /*
- * scratch.c — a target's working directory of its own (issue 17):
+ * scratch.c — a target's working directory of its own:
  * files a target writes there reach no other state's target and no later
  * run, and go with the target.
  *
