@@ -37,7 +37,7 @@ endif
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -MMD -MP
-CFLAGS_ALL = $(BASEFLAGS) $(SANFLAGS) -DCMC_CHECK=$(CHECK) -Iengine -Istore -Iviz -Ipreload -Ishare/include $(PKG_CFLAGS)
+CFLAGS_ALL = $(BASEFLAGS) $(SANFLAGS) -DCMC_CHECK=$(CHECK) -Iengine -Istore -Iviz -Ipreload/layout -Ishare/include $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -ldl -lpthread -lm
 
 # Discovered configuration: share/deps.sh installs what is missing, then the
@@ -50,11 +50,23 @@ $(B)/config.mk: share/deps.sh
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags ncursesw sqlite3 libcgraph libgvc libxxhash)"; \
 	   echo "PKG_LIBS := $$(pkg-config --libs ncursesw sqlite3 libcgraph libgvc libxxhash)"; } > $@
 
+# The heap region's layout, shared by both sides (preload/layout/): the
+# region header contract (cmc_region.h), the pool's structures (pool.h), the
+# pool core that builds them (pool.c) and the validators that read them
+# (pool_check.c).  It sits under preload/ because the preload owns the format
+# (it writes the region, cmc only reads it) and INVARIANTS.md beside it is
+# its catalogue; the checker's include path holds this folder only, never
+# the rest of preload/.  Each source is compiled twice: PIC with the
+# preload's flags ($(LAYOUT_PIC): into the preload, and as an archive into
+# model .so files), and with the checker's flags into libcmc.a.
+LAYOUT_SRC := $(wildcard preload/layout/*.c)
+LAYOUT_PIC = $(patsubst %.c,$(B)/pic/%.o,$(LAYOUT_SRC))
+LAYOUT_PIC_A = $(B)/libcmclayout-pic.a
 # Process mode is a module of its own, engine/proc/: from outside it is
 # included by folder ("proc/proc.h"); engine/proc/ is never an include path
 # (its limits.h would shadow <limits.h>).
 ENGINE_SRC := $(wildcard engine/*.c engine/proc/*.c)
-ENGINE_SRC += preload/pool_check.c
+ENGINE_SRC += $(LAYOUT_SRC)
 STORE_SRC  := $(wildcard store/*.c)
 VIZ_SRC    := $(wildcard viz/*.c)
 MODEL_SRC  := $(wildcard share/models/*.c)
@@ -108,17 +120,26 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_ALL) $(B)/config.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
 
-# Models as loadable shared objects too, to test the loader.
-$(B)/models/%.so: share/models/%.c engine/cmc_model.h $(B)/config.mk
+# Models as loadable shared objects too, to test the loader.  One that
+# runs the allocator (alloc.c) takes the layout's PIC objects from the
+# archive, hidden inside the .so: cmc's own copies (-rdynamic) never
+# interpose.
+$(B)/models/%.so: share/models/%.c engine/cmc_model.h $(LAYOUT_PIC_A) $(B)/config.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -Iengine -fPIC -shared -DCMC_MODEL_SO -o $@ $<
+	$(CC) $(BASEFLAGS) -Iengine -Ipreload/layout -fPIC -shared -DCMC_MODEL_SO -o $@ $< $(LAYOUT_PIC_A)
 
 # The preload is never sanitized: it is the allocator ASan would sit on.
 PRELOAD_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O2 $(WARN) -fPIC -fno-builtin-malloc \
-	-fno-stack-protector -ftls-model=initial-exec -fvisibility=hidden -Ipreload -Ishare/include
-$(PRELOAD): $(PRELOAD_SRC) $(wildcard preload/*.h)
+	-fno-stack-protector -ftls-model=initial-exec -fvisibility=hidden -Ipreload -Ipreload/layout \
+	-Ishare/include
+$(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(PRELOAD_CFLAGS) -shared -o $@ $(PRELOAD_SRC) -ldl
+	$(CC) $(PRELOAD_CFLAGS) -MMD -MP -c $< -o $@
+$(LAYOUT_PIC_A): $(LAYOUT_PIC)
+	rm -f $@; ar rcs $@ $^
+$(PRELOAD): $(PRELOAD_SRC) $(LAYOUT_PIC) $(wildcard preload/*.h preload/layout/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -shared -o $@ $(PRELOAD_SRC) $(LAYOUT_PIC) -ldl
 
 # Targets that run under cmc: plain flags, no sanitizer, no -Werror on
 # purpose-built buggy code is still wanted, so keep -Werror.
@@ -167,4 +188,4 @@ install: all
 clean:
 	rm -rf build build-san build-check* build-san-check*
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic -name '*.d' 2>/dev/null)

@@ -11,7 +11,7 @@ for src in "$CMC_TOP"/tests/fuzz/*-fuzzer.c; do
 	name=$(basename "$src" .c)
 	ok "$name compiles against the engine headers" \
 		${CC:-cc} -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-unused-parameter \
-		-I"$CMC_TOP/engine" -I"$CMC_TOP/store" -I"$CMC_TOP/preload" -I"$CMC_TOP/share/include" \
+		-I"$CMC_TOP/engine" -I"$CMC_TOP/store" -I"$CMC_TOP/preload/layout" -I"$CMC_TOP/share/include" \
 		$(pkg-config --cflags sqlite3 2>/dev/null) -fsyntax-only "$src"
 done
 ok "the six fuzz targets are there ($n)" test "$n" -ge 6

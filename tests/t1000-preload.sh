@@ -1,7 +1,7 @@
 #!/bin/sh
 # t1000-preload.sh — libcmc-preload.so: deterministic addresses inside the
 # region, every entry point's alignment and contents, the region header,
-# and the fault convention of preload/cmc_region.h (exhaustion, base taken,
+# and the fault convention of preload/layout/cmc_region.h (exhaustion, base taken,
 # bad settings: message, control record, exit status 112 + code).
 . "$CMC_TOP/tests/test-lib.sh"
 

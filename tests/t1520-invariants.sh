@@ -1,14 +1,14 @@
 #!/bin/sh
 # t1520-invariants.sh — `cmc invariants` reflects the code: every entry it
-# calls runtime-checked is a validator in preload/pool_check.c's table
+# calls runtime-checked is a validator in preload/layout/pool_check.c's table
 # (counted here from the source, independently of cmc), and a catalogue
 # that claims more or less than the code shows is refused.
 . "$CMC_TOP/tests/test-lib.sh"
 
 "$CMC" invariants >inv.out 2>inv.err
 is "the shipped catalogue agrees with the code and tests (exit 0)" "$?" 0
-table=$(sed -n '/^POOL_DATA const struct pool_inv pool_invariants/,/^};/p' \
-	"$CMC_TOP/preload/pool_check.c" | grep -c '{"INV-')
+table=$(sed -n '/^const struct pool_inv pool_invariants/,/^};/p' \
+	"$CMC_TOP/preload/layout/pool_check.c" | grep -c '{"INV-')
 is "runtime-checked entries = validators in pool_invariants[] ($table)" \
 	"$(grep -c 'runtime-checked' inv.out)" "$table"
 is "INV-20 (threads) is comment-only" "$(sed -n 's/^INV-20 .* \(comment-only\)$/\1/p' inv.out)" comment-only

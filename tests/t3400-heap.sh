@@ -4,7 +4,7 @@
 # invariants from the validator table, and point a failing one at its chunk,
 # slot and byte.
 #
-# Expected figures, derived from the examples and preload/pool.h (not read
+# Expected figures, derived from the examples and preload/layout/pool.h (not read
 # off the output):
 #   16 KiB units (POOL_UNIT_SHIFT_DEFAULT 14).  A malloc(16) needs 16 bytes
 #   plus POOL_REDZONE 1 = 17, so class 1 (32-byte slots).  A class-32 chunk

@@ -2,8 +2,8 @@
  * heap_source.c — where the allocator picture's data comes from: the
  * store's per-state allocator status (invariant bits) and the raw snapshot,
  * decoded into chunks and slots by the decoder that recognises the
- * allocator's layout.  Decoders are a table; the pool allocator's
- * walks its chunks with preload/pool_check.c's own read-only iterator (no
+ * allocator's layout.  Decoders are a table; the pool allocator's walks its
+ * chunks with the read-only iterator of preload/layout/pool_check.c (no
  * second copy of the layout rules) and points each failing invariant at its
  * chunk, slot and byte by re-running that invariant's validator on the
  * stored bytes.  Invariants are named from pool_invariants[] (bit i is

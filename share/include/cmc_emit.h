@@ -18,9 +18,10 @@
  *         cmc_emit_u64(&b, (uint64_t)n->key);
  *     cmc_emit_end(&b);                  // or: cmc_emit(bytes, len);
  *
- * Wire format (defined with the preload in preload/cmc_region.h; the values
- * here are the same and must stay so): uint32 CMC_CANON_MAGIC, uint32 length,
- * then `length` payload bytes, little-endian, length <= CMC_CANON_MAX.
+ * Wire format (defined with the preload in preload/layout/cmc_region.h;
+ * the values here are the same and must stay so): uint32 CMC_CANON_MAGIC,
+ * uint32 length, then `length` payload bytes, little-endian,
+ * length <= CMC_CANON_MAX.
  * Integers added with cmc_emit_u64 are 8 bytes little-endian.
  * Return values: 0 written or inactive, -1 on a write error or a record over
  * the bound (the record is then not written; cmc falls back to raw hashing).

@@ -1,10 +1,11 @@
 /*
  * alloc.c — the pool allocator checked by cmc itself: a step-function model
  * whose state is a small heap region (an ordinary buffer) plus three
- * handles, and whose actions call the allocator's own code (preload/pool.c,
- * compiled in privately) — malloc, free and realloc of a few sizes in every
- * order.  Every state is checked against every runtime validator of
- * preload/pool_check.c (model invariants named by their INV id) and two
+ * handles, and whose actions call the allocator's own code
+ * (preload/layout/pool.c, linked from libcmc, or into the .so) — malloc,
+ * free and realloc of a few sizes in every order.  Every state is checked
+ * against every runtime validator of preload/layout/pool_check.c (model
+ * invariants named by their INV id) and two
  * model-only invariants: INV-18 (blocks aligned) and INV-19 (live blocks
  * are disjoint and keep their bytes).  The analogue of the seed's TLA+ and
  * GenMC checks, on our own engine.
@@ -14,8 +15,8 @@
  *   alloc-small  3 handles, sizes 8 and 12 (both class 16), malloc/free,
  *                no quarantine: small enough to count by hand
  *                (tests/t1500-alloc-model.sh).
- *   alloc-bug    alloc-small over a planted bug (alloc_bug.c): free forgets
- *                to clear the slot's bitmap bit.
+ *   alloc-bug    alloc-small over a planted bug: free forgets to clear the
+ *                slot's bitmap bit (free_keep_bit below).
  *
  * Region: 2048 bytes, 256-byte units (5 of them), so the state is about
  * 2 KiB.  The header's history counters (n_malloc, n_free, n_realloc) are
@@ -29,20 +30,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#define POOL_STATIC 1
-#include "../../preload/pool.h"
+#include "cmc_model.h"
+#include "pool.h"
 
 static jmp_buf am_fail_jmp;
 
-POOL_API _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what,
-				  uint64_t size, uint64_t align)
+/* The allocator's way out when a request cannot be met (pool.h).  In a
+ * model .so it stays the .so's own: cmc exports its built-in copy
+ * (-rdynamic), whose jmp_buf is not this one. */
+#ifdef CMC_MODEL_SO
+__attribute__((visibility("hidden")))
+#endif
+_Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what, uint64_t size,
+			 uint64_t align)
 {
 	longjmp(am_fail_jmp, 1);
 }
-
-#include "../../preload/pool.c"
-#include "../../preload/pool_check.c"
-#include "cmc_model.h"
 
 #define AM_REGION 2048
 #define AM_SHIFT 8
@@ -102,7 +105,7 @@ static void am_init(cmc_out *out, uint32_t quarantine)
 #ifndef AM_QUARANTINE
 #define AM_QUARANTINE 1
 #endif
-static __attribute__((unused)) void full_init(cmc_out *out) { am_init(out, AM_QUARANTINE); }
+static void full_init(cmc_out *out) { am_init(out, AM_QUARANTINE); }
 static void small_init(cmc_out *out) { am_init(out, 0); }
 
 /* The allocator's call, or NULL when it faulted (exhaustion: the step is
@@ -136,7 +139,25 @@ static void do_malloc(const struct am_variant *v, const void *s, cmc_out *out)
 	}
 }
 
-static void do_free(const void *s, cmc_out *out)
+/*
+ * alloc-bug's planted bug: free forgets to clear the slot's bitmap bit.
+ * Planted right after the allocator's own free, which is the same as
+ * planting it inside: nothing after the bit is cleared there reads it.
+ * When the free emptied the chunk, its release wiped the bitmap and the
+ * bug stays hidden; otherwise the bit is set again.
+ */
+static void keep_bit(struct cmc_region_hdr *h, uint64_t off)
+{
+	struct pool_meta *m = pool_meta_of(h);
+	uint32_t u = (uint32_t)((off - m->units_off) >> m->unit_shift);
+	if (!POOL_U_IS_CLASS(pool_table_of(h, m)[u]))
+		return;
+	struct pool_chunk *c = pool_chunk_at(h, m, u);
+	uint64_t i = (off - pool_unit_off(m, u) - c->payload_off) / c->slot_size;
+	pool_bitmap_of(c)[i / 64] |= 1ULL << (i % 64);
+}
+
+static void do_free(const void *s, cmc_out *out, bool plant_keep_bit)
 {
 	for (unsigned i = 0; i < AM_H; i++) {
 		struct am_work w;
@@ -144,6 +165,8 @@ static void do_free(const void *s, cmc_out *out)
 		if (!w.s.off[i])
 			continue;
 		pool_free(hdr_of(&w), w.s.region + w.s.off[i]);
+		if (plant_keep_bit)
+			keep_bit(hdr_of(&w), w.s.off[i]);
 		w.s.off[i] = w.s.req[i] = 0;
 		normalise(&w);
 		char label[32];
@@ -182,6 +205,8 @@ static const struct am_variant full = {full_sizes, 3}, small = {small_sizes, 2};
 static void full_malloc(const void *s, cmc_out *out) { do_malloc(&full, s, out); }
 static void full_realloc(const void *s, cmc_out *out) { do_realloc(&full, s, out); }
 static void small_malloc(const void *s, cmc_out *out) { do_malloc(&small, s, out); }
+static void good_free(const void *s, cmc_out *out) { do_free(s, out, false); }
+static void free_keep_bit(const void *s, cmc_out *out) { do_free(s, out, true); }
 
 /* ---- invariants --------------------------------------------------------- */
 
@@ -282,12 +307,16 @@ static void am_print(const void *s, FILE *out)
 
 static const struct cmc_action full_actions[] = {
 	{"malloc", full_malloc},
-	{"free", do_free},
+	{"free", good_free},
 	{"realloc", full_realloc},
 };
 static const struct cmc_action small_actions[] = {
 	{"malloc", small_malloc},
-	{"free", do_free},
+	{"free", good_free},
+};
+static const struct cmc_action bug_actions[] = {
+	{"malloc", small_malloc},
+	{"free", free_keep_bit},
 };
 
 #define AM_MODEL(var, nm, sum, ini, acts)                                              \
@@ -305,21 +334,15 @@ static const struct cmc_action small_actions[] = {
 		.print = am_print,                                                     \
 	}
 
-#ifdef POOL_PLANT_KEEP_BIT
-AM_MODEL(cmc_model_alloc_bug, "alloc-bug",
-	 "the pool allocator with a planted bug: free keeps the bitmap bit (preload/pool.c)",
-	 small_init, small_actions);
-#ifdef CMC_MODEL_SO
-const struct cmc_model *cmc_model_entry(void) { return &cmc_model_alloc_bug; }
-#endif
-#else
 AM_MODEL(cmc_model_alloc, "alloc",
-	 "the pool allocator's own code: malloc/free/realloc of 3 sizes, 3 handles (preload/pool.c)",
+	 "the pool allocator's own code: malloc/free/realloc of 3 sizes, 3 handles (preload/layout/pool.c)",
 	 full_init, full_actions);
 AM_MODEL(cmc_model_alloc_small, "alloc-small",
 	 "the pool allocator: malloc/free of 2 sizes in one class, 3 handles (counted by hand)",
 	 small_init, small_actions);
+AM_MODEL(cmc_model_alloc_bug, "alloc-bug",
+	 "the pool allocator with a planted bug: free keeps the bitmap bit (share/models/alloc.c)",
+	 small_init, bug_actions);
 #ifdef CMC_MODEL_SO
 const struct cmc_model *cmc_model_entry(void) { return &cmc_model_alloc; }
-#endif
 #endif

@@ -10,7 +10,7 @@ FUZZ_CC ?= clang
 FUZZ_NAMES := scenario record control model store snap
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	-Iengine -Istore -Ipreload -Ishare/include $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
+	-Iengine -Istore -Ipreload/layout -Ishare/include $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
 FUZZ_ENGINE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(ENGINE_SRC))
 FUZZ_STORE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(STORE_SRC))
 FUZZ_BIN := $(patsubst %,$(B)/fuzz/%-fuzzer,$(FUZZ_NAMES))

@@ -31,6 +31,6 @@ $(B)/tests-helpers/bigreply: tests/proc/bigreply.c
 # A target that reaches for processes outside its run (t6010): it forges
 # snapshot messages, so it sees the protocol header.
 EXTRA_ALL += $(B)/tests-helpers/pidworld
-$(B)/tests-helpers/pidworld: tests/proc/pidworld.c preload/cmc_region.h
+$(B)/tests-helpers/pidworld: tests/proc/pidworld.c preload/layout/cmc_region.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TARGET_CFLAGS) -Ipreload -o $@ $<
+	$(CC) $(TARGET_CFLAGS) -Ipreload/layout -o $@ $<

@@ -1,7 +1,7 @@
 /*
- * t1-pool.c — unit test of the pool allocator core (preload/pool.c) and its
- * validators (preload/pool_check.c), both compiled in privately on an
- * ordinary buffer (POOL_STATIC), so ASan watches the allocator's own code.
+ * t1-pool.c — unit test of the pool allocator core (preload/layout/pool.c)
+ * and its validators (pool_check.c there), linked from libcmc.a and run on
+ * an ordinary buffer, so ASan watches the allocator's own code.
  *
  * Covers determinism, alignment, lowest-free-first reuse, the quarantine's
  * order and the poison check as slots and units are handed out again,
@@ -18,22 +18,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define POOL_STATIC 1
-#include "../../preload/pool.h"
+#include "pool.h"
+#include "tap.h"
 
 static jmp_buf fail_jmp;
 static uint32_t fail_code;
 
-POOL_API _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what,
-				  uint64_t size, uint64_t align)
+/* The allocator's way out (pool.h): this test is the embedder. */
+_Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what, uint64_t size,
+			 uint64_t align)
 {
 	fail_code = code;
 	longjmp(fail_jmp, 1);
 }
-
-#include "../../preload/pool.c"
-#include "../../preload/pool_check.c"
-#include "tap.h"
 
 #define SHIFT 12 /* 4 KiB units keep the buffers small */
 
@@ -103,53 +100,59 @@ static void expect_fires(const char *id, const struct cmc_region_hdr *h, corrupt
 
 static struct pool_meta *M(struct cmc_region_hdr *h)
 {
-	return meta_of(h);
+	return pool_meta_of(h);
+}
+
+/* Re-seal a corrupted header, so its checksum (INV-3) does not fire first. */
+static void seal(struct pool_chunk *c)
+{
+	c->sum = pool_chunk_sum(c);
 }
 
 static void c_meta_magic(struct cmc_region_hdr *h, void *x) { M(h)->magic ^= 1; }
 static void c_used(struct cmc_region_hdr *h, void *x) { h->used += 1ULL << SHIFT; }
-static void c_owner(struct cmc_region_hdr *h, void *x) { chunk_at(h, M(h), 0)->owner = 7; }
+static void c_owner(struct cmc_region_hdr *h, void *x) { pool_chunk_at(h, M(h), 0)->owner = 7; }
 static void c_nslots(struct cmc_region_hdr *h, void *x)
 {
-	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	struct pool_chunk *c = pool_chunk_at(h, M(h), 0);
 	c->n_slots--;
 	seal(c);
 }
 static void c_sizes_off(struct cmc_region_hdr *h, void *x)
 {
-	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	struct pool_chunk *c = pool_chunk_at(h, M(h), 0);
 	c->sizes_off = c->bitmap_off;
 	seal(c);
 }
-static void c_live(struct cmc_region_hdr *h, void *x) { chunk_at(h, M(h), 0)->live++; }
+static void c_live(struct cmc_region_hdr *h, void *x) { pool_chunk_at(h, M(h), 0)->live++; }
 static void c_free_unit(struct cmc_region_hdr *h, void *x)
 {
-	((uint8_t *)h)[unit_off(M(h), *(uint32_t *)x) + 100] = 0x5a;
+	((uint8_t *)h)[pool_unit_off(M(h), *(uint32_t *)x) + 100] = 0x5a;
 }
 static void c_size_of_free(struct cmc_region_hdr *h, void *x)
 {
-	struct pool_chunk *c = chunk_at(h, M(h), 0);
-	sizes_of(c)[c->n_slots - 1] = 3;
+	struct pool_chunk *c = pool_chunk_at(h, M(h), 0);
+	pool_sizes_of(c)[c->n_slots - 1] = 3;
 }
 static void c_backoff(struct cmc_region_hdr *h, void *x)
 {
-	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_DEDICATED | 3;
+	pool_table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_DEDICATED | 3;
 }
 static void c_kind_entry(struct cmc_region_hdr *h, void *x)
 {
-	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_HUGE_TAIL;
+	pool_table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_HUGE_TAIL;
 }
 static void c_full_mark(struct cmc_region_hdr *h, void *x)
 {
-	table_of(h, M(h))[0] = POOL_U_CLASS_FULL(1); /* class 32, not full */
+	pool_table_of(h, M(h))[0] = POOL_U_CLASS_FULL(1); /* class 32, not full */
 }
 static void c_overlap(struct cmc_region_hdr *h, void *x)
 {
-	table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_CLASS_SPACE(0);
+	pool_table_of(h, M(h))[*(uint32_t *)x + 1] = POOL_U_CLASS_SPACE(0);
 }
 static void c_write_freed(struct cmc_region_hdr *h, void *x)
 {
-	struct pool_chunk *c = chunk_at(h, M(h), 0);
+	struct pool_chunk *c = pool_chunk_at(h, M(h), 0);
 	((uint8_t *)c)[c->payload_off + (uint64_t)(c->n_slots - 1) * c->slot_size] = 1;
 }
 static void c_overflow(struct cmc_region_hdr *h, void *x)
@@ -260,7 +263,7 @@ int main(void)
 	 * lowest chunk with a free slot. */
 	struct cmc_region_hdr *h2 = region(size, SHIFT);
 	void *first = pool_alloc(h2, 500, 16); /* class 512: a handful per unit */
-	uint32_t n5 = chunk_at(h2, M(h2), 0)->n_slots, c5 = class_for(M(h2), 501);
+	uint32_t n5 = pool_chunk_at(h2, M(h2), 0)->n_slots, c5 = pool_chunk_at(h2, M(h2), 0)->cls;
 	for (uint32_t i = 1; i < n5; i++)
 		(void)pool_alloc(h2, 500, 16);
 	ok(M(h2)->hint[c5] == POOL_HINT_NONE, "%u class-512 slots fill unit 0", n5);
@@ -335,12 +338,12 @@ int main(void)
 	h = region(hsize, SHIFT);
 	void *d = pool_alloc(h, 5 << SHIFT, 16);
 	uint32_t du = (uint32_t)((off(h, d) - M(h)->units_off) >> SHIFT);
-	ok(table_of(h, M(h))[du] == (POOL_U_DEDICATED | 1) &&
-	   table_of(h, M(h))[du + 5] == (POOL_U_DEDICATED | 6),
+	ok(pool_table_of(h, M(h))[du] == (POOL_U_DEDICATED | 1) &&
+	   pool_table_of(h, M(h))[du + 5] == (POOL_U_DEDICATED | 6),
 	   "a 5-unit request gets a 6-unit dedicated chunk with back offsets");
 	void *g = pool_alloc(h, (size_t)(POOL_DEDICATED_MAX_UNITS + 1) << SHIFT, 16);
 	uint32_t gu = (uint32_t)((off(h, g) - M(h)->units_off) >> SHIFT);
-	ok(table_of(h, M(h))[gu] == POOL_U_HUGE_HEAD && table_of(h, M(h))[gu + 1] == POOL_U_HUGE_TAIL,
+	ok(pool_table_of(h, M(h))[gu] == POOL_U_HUGE_HEAD && pool_table_of(h, M(h))[gu + 1] == POOL_U_HUGE_TAIL,
 	   "a request beyond the dedicated bound takes the huge path");
 	ok(failing(h, h, why, sizeof why) == 0, "invariants hold with dedicated and huge chunks (%s)",
 	   why);

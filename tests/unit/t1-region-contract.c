@@ -1,6 +1,6 @@
 /*
  * t1-region-contract.c — unit test of the preload/engine contract headers:
- * preload/cmc_region.h and share/include/cmc_emit.h agree (both are
+ * preload/layout/cmc_region.h and share/include/cmc_emit.h agree (both are
  * included; a differing macro would not compile), the header layout is the
  * documented one, cmc_region_hdr_invalid() rejects each broken field, and
  * cmc_emit.h encodes records in the documented wire format (through a real

@@ -28,46 +28,16 @@
 
 #define REG(h) ((uint8_t *)(h))
 
-static struct pool_meta *meta_of(struct cmc_region_hdr *h)
-{
-	return (struct pool_meta *)(REG(h) + h->data_off);
-}
-
-static uint8_t *table_of(struct cmc_region_hdr *h, const struct pool_meta *m)
-{
-	return REG(h) + m->table_off;
-}
-
-static uint64_t unit_off(const struct pool_meta *m, uint32_t u)
-{
-	return m->units_off + ((uint64_t)u << m->unit_shift);
-}
-
-static struct pool_chunk *chunk_at(struct cmc_region_hdr *h, const struct pool_meta *m, uint32_t u)
-{
-	return (struct pool_chunk *)(REG(h) + unit_off(m, u));
-}
-
-static uint64_t *bitmap_of(struct pool_chunk *c)
-{
-	return (uint64_t *)((uint8_t *)c + c->bitmap_off);
-}
-
-static uint16_t *sizes_of(struct pool_chunk *c)
-{
-	return (uint16_t *)((uint8_t *)c + c->sizes_off);
-}
-
 static void set_used(struct cmc_region_hdr *h, struct pool_meta *m)
 {
-	h->used = unit_off(m, m->units_hw);
+	h->used = pool_unit_off(m, m->units_hw);
 }
 
 void pool_init(struct cmc_region_hdr *h, uint32_t shift, uint32_t quarantine)
 {
 	h->alloc_kind = CMC_ALLOC_POOL;
 	h->data_off = POOL_META_OFF;
-	struct pool_meta *m = meta_of(h);
+	struct pool_meta *m = pool_meta_of(h);
 	memset(m, 0, sizeof *m);
 	m->magic = POOL_META_MAGIC;
 	m->unit_shift = shift;
@@ -171,7 +141,7 @@ static uint32_t units_take(struct cmc_region_hdr *h, struct pool_meta *m, uint64
 {
 	if (k > m->n_units)
 		pool_fail(h, CMC_FAULT_TOO_LARGE, "request larger than the pool", size, align);
-	const uint8_t *t = table_of(h, m);
+	const uint8_t *t = pool_table_of(h, m);
 	uint64_t run = 0, start = 0;
 	uint32_t u = m->free_lo;
 	if (k == 1 && u < m->units_hw) { /* the common case: no scan */
@@ -212,14 +182,14 @@ static uint32_t units_reuse(struct cmc_region_hdr *h, struct pool_meta *m, uint6
 			    uint64_t size, uint64_t align)
 {
 	uint32_t u = units_take(h, m, k, size, align);
-	verify_reuse(h, m, REG(h) + unit_off(m, u), k << m->unit_shift);
+	verify_reuse(h, m, REG(h) + pool_unit_off(m, u), k << m->unit_shift);
 	return u;
 }
 
 /* Lower units_hw past released top units, so the raw window shrinks back. */
 static void units_trim(struct cmc_region_hdr *h, struct pool_meta *m)
 {
-	const uint8_t *t = table_of(h, m);
+	const uint8_t *t = pool_table_of(h, m);
 	while (m->units_hw && t[m->units_hw - 1] == POOL_U_FREE)
 		m->units_hw--;
 	if (m->free_lo > m->units_hw)
@@ -236,7 +206,7 @@ static void seal(struct pool_chunk *c)
 static uint32_t next_with_space(struct cmc_region_hdr *h, struct pool_meta *m, uint32_t c,
 				uint32_t from)
 {
-	const uint8_t *t = table_of(h, m);
+	const uint8_t *t = pool_table_of(h, m);
 	if (from >= m->units_hw)
 		return POOL_HINT_NONE;
 	const uint8_t *f = memchr(t + from, (int)POOL_U_CLASS_SPACE(c), m->units_hw - from);
@@ -257,7 +227,7 @@ static uint32_t class_for(const struct pool_meta *m, uint64_t need)
 static uint32_t free_slot(struct cmc_region_hdr *h, const struct pool_meta *m,
 			  struct pool_chunk *ch)
 {
-	const uint64_t *bm = bitmap_of(ch);
+	const uint64_t *bm = pool_bitmap_of(ch);
 	uint64_t base = (uint64_t)((uint8_t *)ch - REG(h)) + ch->payload_off;
 	for (uint32_t w = 0; w < (ch->n_slots + 63) / 64; w++) {
 		for (uint64_t x = ~bm[w]; x; x &= x - 1) {
@@ -281,13 +251,13 @@ static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t s
 	 * slots, so the walk past it is short. */
 	uint32_t u = m->hint[c];
 	for (; u != POOL_HINT_NONE; u = next_with_space(h, m, c, u + 1)) {
-		ch = chunk_at(h, m, u);
+		ch = pool_chunk_at(h, m, u);
 		if ((i = free_slot(h, m, ch)) < ch->n_slots)
 			break;
 	}
 	if (u == POOL_HINT_NONE) {
 		u = units_reuse(h, m, 1, size, 16);
-		ch = chunk_at(h, m, u);
+		ch = pool_chunk_at(h, m, u);
 		/* A free unit is all poison (INV-7; units_reuse() verified
 		 * it), i.e. zero: only the header needs writing; the bitmap
 		 * and sizes start empty. */
@@ -303,17 +273,17 @@ static void *class_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size_t s
 		ch->claim = POOL_CLAIM_OWNED;
 		ch->live = 0;
 		seal(ch);
-		table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_SPACE(c);
+		pool_table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_SPACE(c);
 		if (m->hint[c] == POOL_HINT_NONE || u < m->hint[c])
 			m->hint[c] = u;
 		i = 0;
 	}
 	uint8_t *slot = (uint8_t *)ch + ch->payload_off + (uint64_t)i * ch->slot_size;
 	verify_reuse(h, m, slot, ch->slot_size);
-	bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
-	sizes_of(ch)[i] = (uint16_t)(size + 1);
+	pool_bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
+	pool_sizes_of(ch)[i] = (uint16_t)(size + 1);
 	if (++ch->live == ch->n_slots) {
-		table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_FULL(c);
+		pool_table_of(h, m)[u] = (uint8_t)POOL_U_CLASS_FULL(c);
 		if (m->hint[c] == u)
 			m->hint[c] = next_with_space(h, m, c, u + 1);
 	}
@@ -331,7 +301,7 @@ static void *dedicated_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size
 	uint64_t worst = sizeof(struct pool_chunk) + align + size + POOL_REDZONE;
 	uint64_t k = (worst + unit - 1) >> m->unit_shift;
 	uint32_t u = units_reuse(h, m, k, size, align);
-	struct pool_chunk *ch = chunk_at(h, m, u);
+	struct pool_chunk *ch = pool_chunk_at(h, m, u);
 	uintptr_t a = (uintptr_t)ch;
 	uintptr_t p = (a + sizeof *ch + align - 1) & ~(uintptr_t)(align - 1);
 	ch->magic = POOL_CHUNK_MAGIC;
@@ -347,7 +317,7 @@ static void *dedicated_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size
 	ch->payload_off = (uint32_t)(p - a);
 	ch->bitmap_off = ch->sizes_off = 0;
 	seal(ch);
-	uint8_t *t = table_of(h, m);
+	uint8_t *t = pool_table_of(h, m);
 	for (uint64_t j = 0; j < k; j++) {
 		if (ch->kind == POOL_K_DEDICATED)
 			t[u + j] = (uint8_t)(POOL_U_DEDICATED | (j + 1));
@@ -359,7 +329,7 @@ static void *dedicated_alloc(struct cmc_region_hdr *h, struct pool_meta *m, size
 
 void *pool_alloc(struct cmc_region_hdr *h, size_t size, size_t align)
 {
-	struct pool_meta *m = meta_of(h);
+	struct pool_meta *m = pool_meta_of(h);
 	void *p;
 	if (align <= 16 && size < m->max_class) /* size + redzone <= max_class */
 		p = class_alloc(h, m, size);
@@ -387,7 +357,7 @@ static int locate(struct cmc_region_hdr *h, struct pool_meta *m, const void *p, 
 	uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)h);
 	if ((uintptr_t)p < (uintptr_t)h || off < m->units_off || off >= h->used)
 		return W_BAD;
-	const uint8_t *t = table_of(h, m);
+	const uint8_t *t = pool_table_of(h, m);
 	uint32_t u = (uint32_t)((off - m->units_off) >> m->unit_shift), head;
 	uint8_t e = t[u];
 	if (POOL_U_IS_CLASS(e) || e == POOL_U_HUGE_HEAD) {
@@ -405,10 +375,10 @@ static int locate(struct cmc_region_hdr *h, struct pool_meta *m, const void *p, 
 	} else {
 		return W_BAD;
 	}
-	struct pool_chunk *ch = chunk_at(h, m, head);
+	struct pool_chunk *ch = pool_chunk_at(h, m, head);
 	if (ch->magic != POOL_CHUNK_MAGIC)
 		return W_BAD;
-	uint64_t start = unit_off(m, head) + ch->payload_off;
+	uint64_t start = pool_unit_off(m, head) + ch->payload_off;
 	w->head = head;
 	w->ch = ch;
 	w->slot = 0;
@@ -423,7 +393,7 @@ static int locate(struct cmc_region_hdr *h, struct pool_meta *m, const void *p, 
 	    ch->sizes_off + 2ULL * ch->n_slots > (1ULL << m->unit_shift))
 		return W_BAD;
 	w->slot = (uint32_t)i;
-	return (bitmap_of(ch)[i / 64] >> (i % 64)) & 1 ? W_LIVE : W_DOUBLE;
+	return (pool_bitmap_of(ch)[i / 64] >> (i % 64)) & 1 ? W_LIVE : W_DOUBLE;
 }
 
 static void misuse(struct pool_meta *m, int kind, const struct cmc_region_hdr *h, const void *p)
@@ -438,19 +408,19 @@ static void misuse(struct pool_meta *m, int kind, const struct cmc_region_hdr *h
 
 static void release(struct cmc_region_hdr *h, struct pool_meta *m, uint32_t head)
 {
-	struct pool_chunk *ch = chunk_at(h, m, head);
+	struct pool_chunk *ch = pool_chunk_at(h, m, head);
 	uint32_t k = ch->units;
 	if (!k || k > m->n_units - head) /* a header the target overwrote */
 		k = 1;
 	uint64_t meta_len = ch->payload_off < ((uint64_t)k << m->unit_shift) ? ch->payload_off
 									      : sizeof *ch;
-	uint8_t *t = table_of(h, m);
+	uint8_t *t = pool_table_of(h, m);
 	/* Slots and payload were poisoned as they were freed; what is left is
 	 * the metadata before the first slot.  A released unit then reads
 	 * exactly like a never-used one. */
 	memset(ch, POOL_POISON, meta_len);
 	memset(t + head, POOL_U_FREE, k);
-	quarantine_drop(m, unit_off(m, head), unit_off(m, head + k));
+	quarantine_drop(m, pool_unit_off(m, head), pool_unit_off(m, head + k));
 	if (head < m->free_lo)
 		m->free_lo = head;
 	units_trim(h, m);
@@ -471,17 +441,13 @@ static void free_located(struct cmc_region_hdr *h, struct pool_meta *m, struct w
 		return;
 	}
 	uint32_t i = w->slot, c = ch->cls;
-	uint16_t *sz = sizes_of(ch);
+	uint16_t *sz = pool_sizes_of(ch);
 	uint32_t n = sz[i] && sz[i] <= ch->slot_size ? sz[i] - 1u : ch->slot_size;
 	h->live_bytes -= n;
 	memset(payload + (uint64_t)i * ch->slot_size, POOL_POISON, n);
 	sz[i] = 0;
-	bitmap_of(ch)[i / 64] &= ~(1ULL << (i % 64));
-	table_of(h, m)[w->head] = (uint8_t)POOL_U_CLASS_SPACE(c);
-#ifdef POOL_PLANT_KEEP_BIT
-	/* The self-check model's planted bug: the bit stays set. */
-	bitmap_of(ch)[i / 64] |= 1ULL << (i % 64);
-#endif
+	pool_bitmap_of(ch)[i / 64] &= ~(1ULL << (i % 64));
+	pool_table_of(h, m)[w->head] = (uint8_t)POOL_U_CLASS_SPACE(c);
 	if (--ch->live == 0) {
 		/* Emptied: released at once, quarantine or not (INV-7); a
 		 * write to it now is a write to a free unit (INV-7, and INV-12
@@ -498,7 +464,7 @@ static void free_located(struct cmc_region_hdr *h, struct pool_meta *m, struct w
 
 void pool_free(struct cmc_region_hdr *h, void *p)
 {
-	struct pool_meta *m = meta_of(h);
+	struct pool_meta *m = pool_meta_of(h);
 	struct where w;
 	int r = locate(h, m, p, &w);
 	h->n_free++;
@@ -511,7 +477,7 @@ void pool_free(struct cmc_region_hdr *h, void *p)
 
 void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size)
 {
-	struct pool_meta *m = meta_of(h);
+	struct pool_meta *m = pool_meta_of(h);
 	struct where w;
 	if (locate(h, m, p, &w) != W_LIVE) {
 		misuse(m, W_BAD, h, p);
@@ -521,7 +487,7 @@ void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size)
 	struct pool_chunk *ch = w.ch;
 	uint64_t old, room;
 	if (ch->kind == POOL_K_CLASS) {
-		old = sizes_of(ch)[w.slot] - 1u;
+		old = pool_sizes_of(ch)[w.slot] - 1u;
 		room = ch->slot_size;
 	} else {
 		old = ch->req;
@@ -539,7 +505,7 @@ void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size)
 		if (size < old)
 			memset((uint8_t *)p + size, POOL_POISON, old - size);
 		if (ch->kind == POOL_K_CLASS) {
-			sizes_of(ch)[w.slot] = (uint16_t)(size + 1);
+			pool_sizes_of(ch)[w.slot] = (uint16_t)(size + 1);
 		} else {
 			ch->req = size;
 			seal(ch);
@@ -559,11 +525,11 @@ void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size)
 size_t pool_usable(const struct cmc_region_hdr *h, const void *p)
 {
 	struct cmc_region_hdr *hh = (struct cmc_region_hdr *)h;
-	struct pool_meta *m = meta_of(hh);
+	struct pool_meta *m = pool_meta_of(hh);
 	struct where w;
 	if (locate(hh, m, p, &w) != W_LIVE)
 		return 0;
-	return w.ch->kind == POOL_K_CLASS ? sizes_of(w.ch)[w.slot] - 1u : (size_t)w.ch->req;
+	return w.ch->kind == POOL_K_CLASS ? pool_sizes_of(w.ch)[w.slot] - 1u : (size_t)w.ch->req;
 }
 
 int pool_owns(const struct cmc_region_hdr *h, const void *p)

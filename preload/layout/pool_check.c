@@ -11,9 +11,9 @@
  * get(), which bounds it by the window and copies (no alignment or aliasing
  * assumptions), and loops are bounded by the region's own limits.
  *
- * Built three ways: into the preload (no malloc, no stdio: only memcpy-level
- * libc), into libcmc (Makefile: ENGINE_SRC), and privately into the model
- * and the unit test (POOL_STATIC).
+ * Built twice from this one file: PIC into the preload (no malloc, no
+ * stdio: only memcpy-level libc) and into libcmc for the checker, the
+ * self-check model and the unit test (Makefile: LAYOUT_SRC).
  */
 #include <stdint.h>
 #include <string.h>
@@ -714,7 +714,7 @@ static int inv_large_once(const struct pool_view *v, struct pool_msg *msg)
 
 /* Bit i of the allocator masks in eng_obs is pool_invariants[i]: append
  * only, never reorder (stored runs keep their masks). */
-POOL_DATA const struct pool_inv pool_invariants[] = {
+const struct pool_inv pool_invariants[] = {
 	{"INV-1", "pool geometry", inv_meta},
 	{"INV-2", "window ends at the highest unit in use", inv_window},
 	{"INV-3", "chunk header integrity", inv_header},
@@ -733,7 +733,7 @@ POOL_DATA const struct pool_inv pool_invariants[] = {
 	{"INV-16", "no free of a foreign pointer", inv_foreign_free},
 	{"INV-24", "quarantine holds free slots only", inv_quarantine},
 };
-POOL_DATA const unsigned pool_n_invariants = sizeof pool_invariants / sizeof pool_invariants[0];
+const unsigned pool_n_invariants = sizeof pool_invariants / sizeof pool_invariants[0];
 
 _Static_assert(sizeof pool_invariants / sizeof pool_invariants[0] <= 32, "masks are 32 bits");
 

@@ -9,10 +9,11 @@
  *                 through /proc/PID/mem and runs them on every state).
  * preload/INVARIANTS.md is the catalogue; each INV-N below names its entry.
  *
- * Plain C over <stdint.h>/<stddef.h> and cmc_region.h: it compiles into the
- * preload (no malloc), into libcmc and into models.  Everything is stored as
- * offsets from the region base, never as pointers, so a copy of the region
- * at another address (a model state, the checker's buffer) is still valid.
+ * Plain C over <stdint.h>/<stddef.h> and cmc_region.h: both .c files are
+ * built into the preload (no malloc) and into libcmc (see preload/layout/
+ * in the Makefile).  Everything is stored as offsets from the region base,
+ * never as pointers, so a copy of the region at another address (a model
+ * state, the checker's buffer) is still valid.
  *
  * Region layout (offsets from base):
  *   [0, hdr_size)          struct cmc_region_hdr (not part of the raw state)
@@ -22,11 +23,6 @@
  *                          starts at a unit boundary with struct pool_chunk
  *   used = units_off + units_hw * unit: the window ends after the highest
  *   unit in use, so releasing the top chunk shrinks the raw window again.
- *
- * POOL_STATIC: a file that #includes pool.c or pool_check.c to get a private
- * copy (the self-check model, the unit test) defines it first; every
- * function and table then has internal linkage (POOL_API, POOL_DATA), so the
- * copy never clashes with libcmc's.
  */
 #ifndef CMC_POOL_H
 #define CMC_POOL_H
@@ -35,14 +31,6 @@
 #include <stdint.h>
 
 #include "cmc_region.h"
-
-#ifdef POOL_STATIC
-#define POOL_API static __attribute__((unused))
-#define POOL_DATA static
-#else
-#define POOL_API
-#define POOL_DATA
-#endif
 
 #define POOL_META_MAGIC 0x4c4f4f50434d43ULL /* "CMCPOOL" */
 #define POOL_CHUNK_MAGIC 0x4b4e4843u       /* "CHNK" */
@@ -186,39 +174,78 @@ _Static_assert(sizeof(struct pool_meta) == 344, "pool_meta has no padding (it is
 _Static_assert(sizeof(struct pool_chunk) == 64, "chunk header is 64 bytes");
 _Static_assert(POOL_META_OFF >= sizeof(struct cmc_region_hdr), "meta after the region header");
 
+/* ---- the layout in a writable region (pool.c, and tests that corrupt it) --
+ * Trusting: they follow the meta's offsets unchecked.  A reader of
+ * untrusted bytes goes through struct pool_view below instead. */
+
+static inline struct pool_meta *pool_meta_of(struct cmc_region_hdr *h)
+{
+	return (struct pool_meta *)((uint8_t *)h + h->data_off);
+}
+
+static inline uint8_t *pool_table_of(struct cmc_region_hdr *h, const struct pool_meta *m)
+{
+	return (uint8_t *)h + m->table_off;
+}
+
+/* Region offset of unit u. */
+static inline uint64_t pool_unit_off(const struct pool_meta *m, uint32_t u)
+{
+	return m->units_off + ((uint64_t)u << m->unit_shift);
+}
+
+static inline struct pool_chunk *pool_chunk_at(struct cmc_region_hdr *h, const struct pool_meta *m,
+						uint32_t u)
+{
+	return (struct pool_chunk *)((uint8_t *)h + pool_unit_off(m, u));
+}
+
+static inline uint64_t *pool_bitmap_of(struct pool_chunk *c)
+{
+	return (uint64_t *)((uint8_t *)c + c->bitmap_off);
+}
+
+static inline uint16_t *pool_sizes_of(struct pool_chunk *c)
+{
+	return (uint16_t *)((uint8_t *)c + c->sizes_off);
+}
+
 /* ---- shared pure functions (pool_check.c) ------------------------------ */
 
 /* Size of class c for a unit of 1 << shift bytes, or 0 past the last class:
  * 16-byte steps to 128, then four classes per doubling, up to unit / 8. */
-POOL_API uint32_t pool_class_size(uint32_t shift, uint32_t c);
+uint32_t pool_class_size(uint32_t shift, uint32_t c);
 /* Slots a class-c chunk holds, and where its sizes array and payload start. */
-POOL_API uint32_t pool_class_slots(uint32_t shift, uint32_t slot_size, uint32_t *sizes_off,
-				   uint32_t *payload_off);
-POOL_API uint32_t pool_chunk_sum(const struct pool_chunk *c);
+uint32_t pool_class_slots(uint32_t shift, uint32_t slot_size, uint32_t *sizes_off,
+			  uint32_t *payload_off);
+uint32_t pool_chunk_sum(const struct pool_chunk *c);
 /* The index of the first of the n bytes at p that is not POOL_POISON; n
  * when they all are. */
-POOL_API uint64_t pool_unpoisoned(const uint8_t *p, uint64_t n);
+uint64_t pool_unpoisoned(const uint8_t *p, uint64_t n);
 
 /* ---- the allocator core (pool.c) -------------------------------------- */
 
 /* Lay the pool out in region h (magic, base, size already written), with a
  * quarantine of `quarantine` (<= POOL_QUARANTINE) freed slots; 0 reuses a
  * freed slot at once (lowest free slot first). */
-POOL_API void pool_init(struct cmc_region_hdr *h, uint32_t unit_shift, uint32_t quarantine);
+void pool_init(struct cmc_region_hdr *h, uint32_t unit_shift, uint32_t quarantine);
 /* A block of `size` bytes aligned to `align` (a power of two >= 16). */
-POOL_API void *pool_alloc(struct cmc_region_hdr *h, size_t size, size_t align);
+void *pool_alloc(struct cmc_region_hdr *h, size_t size, size_t align);
 /* p lies in the units (pool_owns); a p naming no live block is recorded
  * (INV-15/16) and ignored. */
-POOL_API void pool_free(struct cmc_region_hdr *h, void *p);
-POOL_API void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size);
+void pool_free(struct cmc_region_hdr *h, void *p);
+void *pool_realloc(struct cmc_region_hdr *h, void *p, size_t size);
 /* Requested size of the live block at p, 0 when p names none. */
-POOL_API size_t pool_usable(const struct cmc_region_hdr *h, const void *p);
-POOL_API int pool_owns(const struct cmc_region_hdr *h, const void *p);
+size_t pool_usable(const struct cmc_region_hdr *h, const void *p);
+int pool_owns(const struct cmc_region_hdr *h, const void *p);
 
-/* Supplied by whoever embeds the core: the preload reports a fault to cmc
- * (pl_fault), the model and tests unwind.  Never returns. */
-POOL_API _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what,
-				  uint64_t size, uint64_t align);
+/* Supplied by whoever links pool.c in: the preload reports a fault to cmc
+ * (preload/pool_pl.c: pl_fault), the self-check model (share/models/alloc.c)
+ * and the unit test unwind.  libcmc.a holds pool.o, but only a program that
+ * calls the allocator links it, and that program defines this.  Never
+ * returns. */
+_Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what,
+			 uint64_t size, uint64_t align);
 
 /* ---- validators (pool_check.c) ----------------------------------------- */
 
@@ -248,16 +275,13 @@ struct pool_inv {
 	int (*holds)(const struct pool_view *v, struct pool_msg *m);
 };
 
-#ifndef POOL_STATIC
 extern const struct pool_inv pool_invariants[];
 extern const unsigned pool_n_invariants;
-#endif
 
 /* Run every validator; bit i of the result set when pool_invariants[i]
  * fails, bit i of *checked when it could be evaluated; the first failure's
  * "INV-N: message" goes to first.  checked and first may be NULL. */
-POOL_API uint32_t pool_check_all(const struct pool_view *v, uint32_t *checked,
-				 struct pool_msg *first);
+uint32_t pool_check_all(const struct pool_view *v, uint32_t *checked, struct pool_msg *first);
 
 /* ---- read-only walk of the chunks, for pictures (pool_check.c) ---------- */
 
@@ -296,10 +320,10 @@ enum {
 
 /* Call fn for each chunk head below units_hw; the number of chunks, or -1
  * when the pool's metadata is unreadable (INV-1). */
-POOL_API int64_t pool_chunks(const struct pool_view *v,
-			     void (*fn)(void *ctx, const struct pool_chunk_info *ci), void *ctx);
+int64_t pool_chunks(const struct pool_view *v,
+		    void (*fn)(void *ctx, const struct pool_chunk_info *ci), void *ctx);
 /* State of slot i (< ci->n_slots) and, for WRITTEN/OVERRUN, the region
  * offset of the first offending byte in *bad (else the slot's start). */
-POOL_API int pool_slot(const struct pool_chunk_info *ci, uint32_t i, uint64_t *bad);
+int pool_slot(const struct pool_chunk_info *ci, uint32_t i, uint64_t *bad);
 
 #endif
