@@ -1,7 +1,7 @@
 /*
- * flush.c — the background writer: buffers of hand-over entries (raw.h)
+ * flush.c — the background writer: buffers of hand-over entries (handoff.h)
  * and commit points go from the search thread into a short queue, and one
- * writer thread applies them in order (raw.c builds and inserts the
+ * writer thread applies them in order (handoff.c builds and inserts the
  * blocks; here the per-level and per-operation counters, the run's
  * progress row, COMMIT and BEGIN).  The search thread only copies what the
  * engine reports; encoding, SQLite and the page writes run on the other
@@ -25,14 +25,14 @@
 #include <string.h>
 
 #include "internal.h"
-#include "raw.h"
+#include "handoff.h"
 #include "util.h"
 
 static void job_free(store *st, struct store_job *j)
 {
 	if (j->buf.p) {
 		pthread_mutex_lock(&st->mu);
-		if (st->nspare < STORE_SPARE && j->buf.cap >= STORE_RAW_BYTES) {
+		if (st->nspare < STORE_SPARE && j->buf.cap >= STORE_HANDOFF_BYTES) {
 			j->buf.len = 0;
 			st->spare[st->nspare++] = j->buf;
 			j->buf.p = NULL;
@@ -117,12 +117,12 @@ static void run_job(store *st, struct store_job *j)
 {
 	sqlite3_stmt *s;
 	switch (j->kind) {
-	case J_RAW:
-		if (!store_raw_apply(st, j->buf.p, j->buf.len) && !st->failed)
+	case J_HANDOFF:
+		if (!store_handoff_apply(st, j->buf.p, j->buf.len) && !st->failed)
 			store_writer_fail(st, "a damaged hand-over entry (a bug in cmc)");
 		break;
 	case J_COMMIT:
-		if (!store_raw_flush(st))
+		if (!store_handoff_flush(st))
 			return;
 		if (!store_write_counters(st, j->run))
 			return;
@@ -132,7 +132,7 @@ static void run_job(store *st, struct store_job *j)
 		if (j->have_stats)
 			store_bind_stats(s, 3, &j->stats);
 		sqlite3_bind_int64(s, 11, j->next_id);
-		sqlite3_bind_int64(s, 12, (sqlite3_int64)store_raw_transitions(st));
+		sqlite3_bind_int64(s, 12, (sqlite3_int64)store_handoff_transitions(st));
 		if (!store_step(st, s, "record progress"))
 			return;
 		if (!store_pred_flush(st, j->run)) {
@@ -243,7 +243,7 @@ struct store_buf store_buf_take(store *st)
 	if (st->nspare)
 		b = st->spare[--st->nspare];
 	pthread_mutex_unlock(&st->mu);
-	store_buf_reserve(&b, STORE_RAW_BYTES);
+	store_buf_reserve(&b, STORE_HANDOFF_BYTES);
 	return b;
 }
 

@@ -93,11 +93,11 @@ struct store_sblock {
 };
 
 /* A unit of work for the writer thread (flush.c); owns its buffer. */
-enum { J_RAW, J_COMMIT };
+enum { J_HANDOFF, J_COMMIT };
 struct store_job {
 	int kind;
 	int64_t run;
-	struct store_buf buf;      /* J_RAW: entries (raw.h) */
+	struct store_buf buf;      /* J_HANDOFF: entries (handoff.h) */
 	/* J_COMMIT: what the search thread knows at the commit point */
 	uint32_t expanded_below, next_id;
 	eng_stats stats;
@@ -108,7 +108,7 @@ struct store_job {
 /* The search thread hands its entries over in buffers of this many bytes;
  * emptied buffers come back for reuse (a fresh one costs page faults here
  * and, once freed, an unmap whose TLB shootdown interrupts the writer). */
-#define STORE_RAW_BYTES (256u << 10)
+#define STORE_HANDOFF_BYTES (256u << 10)
 #define STORE_SPARE 16
 
 struct store_job *store_job_new(int kind, int64_t run);
@@ -118,7 +118,7 @@ void store_flush_push(store *st, struct store_job *j);
 /* Wait until every queued job has run. */
 void store_flush_wait(store *st);
 void store_flush_stop(store *st);
-/* An empty buffer with room for STORE_RAW_BYTES (a spare when there is
+/* An empty buffer with room for STORE_HANDOFF_BYTES (a spare when there is
  * one). */
 struct store_buf store_buf_take(store *st);
 /* Mark the store failed with the database's error and stop the search
@@ -136,13 +136,13 @@ void store_spares_free(store *st);
 
 /*
  * Writer invariants: while `run` is non-zero a transaction is open.  The
- * search thread owns the fields up to `raw`, the writer thread (raw.c,
+ * search thread owns the fields up to `handoff`, the writer thread (handoff.c,
  * flush.c) those from sblk to nlvl while it runs; with no writer thread
  * running, one thread owns all.
  *
  * Search side: states arrive in id order, next_id is one past the last;
- * cur_src is the state whose transitions are arriving.  raw holds the
- * entries (raw.h) not yet handed over, in the order reported.
+ * cur_src is the state whose transitions are arriving.  handoff holds
+ * the entries (handoff.h) not yet handed over, in the order reported.
  *
  * Writer side: sblk holds the records of ids sblk_first .. sblk_first +
  * sblk_count - 1; w_src is the state whose edges gather in cur; every state
@@ -182,7 +182,7 @@ struct store {
 	double batch_start;
 	eng_stats last;            /* latest progress from the engine */
 	bool have_last;
-	struct store_buf raw;
+	struct store_buf handoff;
 
 	struct store_buf sblk, eblk;
 	uint32_t sblk_first, sblk_count;

@@ -218,7 +218,7 @@ void store_close(store *st)
 	store_pred_free(st);
 	free(st->sblk.p);
 	free(st->eblk.p);
-	free(st->raw.p);
+	free(st->handoff.p);
 	store_spares_free(st);
 	free(st->cur);
 	free(st->taken);

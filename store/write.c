@@ -21,7 +21,7 @@
 
 #include "internal.h"
 #include "labels.h"
-#include "raw.h"
+#include "handoff.h"
 #include "util.h"
 
 static double wall_now(void)
@@ -65,7 +65,7 @@ static int64_t label_db(store *st, const char *text)
 	sqlite3_bind_text(get, 1, text, -1, SQLITE_STATIC);
 	int64_t id = sqlite3_step(get) == SQLITE_ROW ? sqlite3_column_int64(get, 0) : -1;
 	store_q_done(get);
-	if (id < 0 || id > INT32_MAX) { /* raw.h packs it in 31 bits */
+	if (id < 0 || id > INT32_MAX) { /* handoff.h packs it in 31 bits */
 		store_writer_fail(st, "look up label");
 		return -1;
 	}
@@ -150,19 +150,19 @@ static void put_paged(store *st, eng_fp h, const uint8_t *b, size_t len, size_t 
 	size_t np = (keep + STORE_PAGE - 1) / STORE_PAGE;
 	struct store_buf *l = &st->pagelist;
 	l->len = 0;
-	raw_reserve(l, np * 16);
+	handoff_reserve(l, np * 16);
 	for (size_t i = 0; i < np; i++) {
 		size_t off = i * STORE_PAGE, n = keep - off < STORE_PAGE ? keep - off : STORE_PAGE;
 		eng_fp ph = eng_fp_of(b + off, n);
 		eng_fp *slot = &st->page_seen[ph.lo & (STORE_PAGE_SEEN - 1)];
 		if (!eng_fp_eq(*slot, ph)) {
-			raw_page(&st->raw, ph, b + off, n);
+			handoff_page(&st->handoff, ph, b + off, n);
 			*slot = ph;
 		}
 		store_fp_put(l->p + l->len, ph); /* as stored: big-endian */
 		l->len += 16;
 	}
-	raw_blob_paged(&st->raw, h, len, keep, l->p, np);
+	handoff_blob_paged(&st->handoff, h, len, keep, l->p, np);
 }
 
 /* Writes the bytes once per distinct content; returns their address (zero
@@ -187,28 +187,28 @@ static eng_fp put_blob(store *st, const uint8_t *b, size_t len, size_t cap)
 	if (keep >= STORE_PAGED_MIN)
 		put_paged(st, h, b, len, keep);
 	else
-		raw_blob(&st->raw, h, len, b, keep);
+		handoff_blob(&st->handoff, h, len, b, keep);
 	*slot = h;
 	return h;
 }
 
-/* ---- the raw buffer ------------------------------------------------------ */
+/* ---- the hand-off buffer ------------------------------------------------- */
 
-/* Hand the raw entries gathered to the writer thread (raw.c). */
-static void push_raw(store *st)
+/* Hand the entries gathered to the writer thread (handoff.c). */
+static void push_handoff(store *st)
 {
-	if (!st->raw.len || failed(st))
+	if (!st->handoff.len || failed(st))
 		return;
-	struct store_job *j = store_job_new(J_RAW, st->run);
-	j->buf = st->raw;
-	st->raw = store_buf_take(st);
+	struct store_job *j = store_job_new(J_HANDOFF, st->run);
+	j->buf = st->handoff;
+	st->handoff = store_buf_take(st);
 	store_flush_push(st, j);
 }
 
-static inline void raw_check(store *st)
+static inline void handoff_check(store *st)
 {
-	if (st->raw.len >= STORE_RAW_BYTES)
-		push_raw(st);
+	if (st->handoff.len >= STORE_HANDOFF_BYTES)
+		push_handoff(st);
 }
 
 /* Whether a search's expansions move runs.expanded_below: only in a
@@ -221,7 +221,7 @@ static void finish_expansion(store *st)
 {
 	if (st->cur_src == ENG_NO_STATE)
 		return;
-	store_raw_finish(&st->raw);
+	store_handoff_finish(&st->handoff);
 	if (advances(st) && !st->cur_hand && st->cur_src + 1 > st->expanded_below)
 		st->expanded_below = st->cur_src + 1;
 	st->cur_src = ENG_NO_STATE;
@@ -232,7 +232,7 @@ static void finish_expansion(store *st)
  * expansions. */
 static void commit_batch(store *st)
 {
-	push_raw(st);
+	push_handoff(st);
 	if (failed(st))
 		return;
 	struct store_job *j = store_job_new(J_COMMIT, st->run);
@@ -265,7 +265,7 @@ static void edges_begin(store *st, uint32_t from)
 }
 
 /* The 'S' entry of a state with an observation, its new blobs first. */
-static void raw_state_observed(store *st, const eng_state_info *si, uint32_t label, bool keep)
+static void handoff_state_observed(store *st, const eng_state_info *si, uint32_t label, bool keep)
 {
 	struct store_rec r = {
 		.parent = si->parent,
@@ -299,7 +299,7 @@ static void raw_state_observed(store *st, const eng_state_info *si, uint32_t lab
 		r.state = si->state;
 		r.state_len = si->state_len;
 	}
-	store_raw_state_obs(&st->raw, &r);
+	store_handoff_state_obs(&st->handoff, &r);
 }
 
 static void on_state(void *ctx, const eng_state_info *si)
@@ -332,14 +332,14 @@ static void on_state(void *ctx, const eng_state_info *si)
 	}
 	bool keep = si->state && si->state_len <= st->o.state_cap;
 	if (si->obs)
-		raw_state_observed(st, si, label, keep);
+		handoff_state_observed(st, si, label, keep);
 	else /* a model's state: the entry directly */
-		raw_state_plain(&st->raw, si->parent, label, si->depth, si->fp,
-				si->bad ? STORE_VIOLATION : STORE_OK, keep ? si->state : NULL,
-				keep ? si->state_len : 0);
+		handoff_state_plain(&st->handoff, si->parent, label, si->depth, si->fp,
+				    si->bad ? STORE_VIOLATION : STORE_OK, keep ? si->state : NULL,
+				    keep ? si->state_len : 0);
 	st->next_id++;
 	st->batch_states++;
-	raw_check(st);
+	handoff_check(st);
 }
 
 static void on_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
@@ -364,18 +364,18 @@ static void on_edges(void *ctx, uint32_t from, const eng_edge *e, size_t n)
 		const eng_obs *o = e[i].obs;
 		st->replies[i] = o ? put_blob(st, o->reply, o->reply_len, SIZE_MAX) : (eng_fp){0, 0};
 	}
-	raw_reserve(&st->raw, raw_edges_size(n, obs));
-	raw_edges_head(&st->raw, from, (uint32_t)n, obs);
+	handoff_reserve(&st->handoff, handoff_edges_size(n, obs));
+	handoff_edges_head(&st->handoff, from, (uint32_t)n, obs);
 	for (size_t i = 0; i < n; i++) {
 		int64_t lid = label_id_search(st, e[i].label);
 		if (lid < 0)
 			return;
-		raw_edge(&st->raw, (uint32_t)lid, e[i].to, e[i].new_state);
+		handoff_edge(&st->handoff, (uint32_t)lid, e[i].to, e[i].new_state);
 	}
-	/* then their replies, as raw.h lays an 'E' entry out */
+	/* then their replies, as handoff.h lays an 'E' entry out */
 	for (size_t i = 0; obs && i < n; i++)
-		raw_put(&st->raw, &st->replies[i], sizeof st->replies[i]);
-	raw_check(st);
+		handoff_put(&st->handoff, &st->replies[i], sizeof st->replies[i]);
+	handoff_check(st);
 }
 
 static void on_violation(void *ctx, const eng_violation *v)
@@ -386,7 +386,7 @@ static void on_violation(void *ctx, const eng_violation *v)
 	/* The writer goes idle first, so the violation lands in the open
 	 * transaction, which the writer commits only after the violating
 	 * state's block (its entry is queued ahead). */
-	push_raw(st);
+	push_handoff(st);
 	store_flush_wait(st);
 	sqlite3_stmt *s = wq(st, Q_VIOL_INSERT);
 	if (!s)
@@ -466,7 +466,7 @@ static void reset_writer(store *st)
 	st->batch_states = 0;
 	st->batch_start = eng_now();
 	st->have_last = false;
-	st->raw.len = 0;
+	st->handoff.len = 0;
 	st->w_src = ENG_NO_STATE;
 	st->sblk.len = st->eblk.len = 0;
 	st->sblk_first = st->sblk_count = 0;
@@ -636,11 +636,11 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	if (!failed(st)) {
 		/* The engine stops between expansions: the last one is whole. */
 		finish_expansion(st);
-		push_raw(st);
+		push_handoff(st);
 	}
 	store_flush_stop(st); /* every queued entry is in; one thread from here */
 	if (!failed(st))
-		store_raw_flush(st);
+		store_handoff_flush(st);
 	bool was_failed = st->failed;
 	char saved[sizeof st->err];
 	memcpy(saved, st->err, sizeof saved);
@@ -672,7 +672,7 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	}
 	if (!st->failed) {
 		sqlite3_bind_int64(s, 15, st->next_id);
-		sqlite3_bind_int64(s, 16, (sqlite3_int64)store_raw_transitions(st));
+		sqlite3_bind_int64(s, 16, (sqlite3_int64)store_handoff_transitions(st));
 	} else {
 		/* leave the committed figures */
 		sqlite3_bind_null(s, 15);

@@ -1,32 +1,32 @@
 /*
- * raw.c — how a run's states and transitions cross from the search thread
+ * handoff.c — how a run's states and transitions cross from the search thread
  * to the writer thread.  The listener's callbacks run once per state and
  * once per expansion on the thread the search is measured by, so they only
- * copy what the engine reports, fixed-width, into a raw buffer (entries
- * in raw.h); the writer thread turns the entries into the state and edge
- * blocks of record.c, counts states per depth and transitions per
- * operation, and inserts full blocks.  Entries are in the order the
+ * copy what the engine reports, fixed-width, into a hand-off buffer
+ * (entries in handoff.h); the writer thread turns the entries into the
+ * state and edge blocks of record.c, counts states per depth and
+ * transitions per operation, and inserts full blocks.  Entries are in the order the
  * listener saw them, so the writer rebuilds exactly what encoding on the
  * search thread would have built.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "raw.h"
+#include "handoff.h"
 #include "util.h"
 
 /* ---- the search thread ---------------------------------------------------- */
 
-void store_raw_state_obs(struct store_buf *b, const struct store_rec *r)
+void store_handoff_state_obs(struct store_buf *b, const struct store_rec *r)
 {
-	raw_reserve(b, 1 + sizeof(struct raw_state) + sizeof(struct raw_obs) + r->fault_len +
+	handoff_reserve(b, 1 + sizeof(struct handoff_state) + sizeof(struct handoff_obs) + r->fault_len +
 				     r->state_len);
-	struct raw_state s = {r->parent,  r->label, r->depth,	     (uint32_t)r->state_len,
+	struct handoff_state s = {r->parent,  r->label, r->depth,	     (uint32_t)r->state_len,
 			      r->fp,	  (uint8_t)r->status, r->has_obs, r->state != NULL};
 	b->p[b->len++] = 'S';
-	raw_put(b, &s, sizeof s);
+	handoff_put(b, &s, sizeof s);
 	if (r->has_obs) {
-		struct raw_obs o = {r->raw_fp,
+		struct handoff_obs o = {r->raw_fp,
 				    r->canon_fp,
 				    r->raw_blob,
 				    r->canon_blob,
@@ -37,12 +37,12 @@ void store_raw_state_obs(struct store_buf *b, const struct store_rec *r)
 				    (uint32_t)r->fault_len,
 				    r->exit_status,
 				    r->term_signal};
-		raw_put(b, &o, sizeof o);
+		handoff_put(b, &o, sizeof o);
 		if (r->fault_len)
-			raw_put(b, r->fault, r->fault_len);
+			handoff_put(b, r->fault, r->fault_len);
 	}
 	if (r->state)
-		raw_put(b, r->state, r->state_len);
+		handoff_put(b, r->state, r->state_len);
 }
 
 
@@ -80,7 +80,7 @@ void store_count_level(store *st, uint32_t depth, uint32_t id)
 }
 
 /* Transitions written so far: the taken counts sum them. */
-uint64_t store_raw_transitions(const store *st)
+uint64_t store_handoff_transitions(const store *st)
 {
 	uint64_t n = 0;
 	for (size_t l = 0; l < st->ntaken; l++)
@@ -157,14 +157,14 @@ static bool finish(store *st)
 		p += (n);                                                                          \
 	} while (0)
 
-bool store_raw_apply(store *st, const uint8_t *p, size_t len)
+bool store_handoff_apply(store *st, const uint8_t *p, size_t len)
 {
 	const uint8_t *end = p + len;
 	while (p < end) {
 		uint8_t tag = *p++;
 		if (tag == 'S') {
-			struct raw_state s;
-			struct raw_obs o;
+			struct handoff_state s;
+			struct handoff_obs o;
 			TAKE(&s, sizeof s);
 			struct store_rec r = {.parent = s.parent,
 					      .label = s.label,
@@ -206,12 +206,12 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 			store_count_level(st, r.depth, st->sblk_first + st->sblk_count);
 			st->sblk_count++;
 		} else if (tag == 'E') {
-			struct raw_edges h;
+			struct handoff_edges h;
 			TAKE(&h, sizeof h);
 			if (h.src != st->w_src && !finish(st))
 				return false;
 			st->w_src = h.src;
-			if ((size_t)(end - p) / sizeof(struct raw_edge) < h.n)
+			if ((size_t)(end - p) / sizeof(struct handoff_edge) < h.n)
 				return false;
 			if (st->ncur + h.n > st->capcur) {
 				while (st->ncur + h.n > st->capcur)
@@ -220,11 +220,11 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 			}
 			struct store_edge_raw *e = st->cur + st->ncur;
 			for (uint32_t i = 0; i < h.n; i++) {
-				struct raw_edge x;
+				struct handoff_edge x;
 				memcpy(&x, p, sizeof x);
 				p += sizeof x;
-				int64_t l = x.label_new & ~RAW_NEW;
-				e[i] = (struct store_edge_raw){l, x.dst, (x.label_new & RAW_NEW) != 0,
+				int64_t l = x.label_new & ~HANDOFF_NEW;
+				e[i] = (struct store_edge_raw){l, x.dst, (x.label_new & HANDOFF_NEW) != 0,
 							       {0, 0}};
 				store_count_taken(st, l);
 			}
@@ -232,7 +232,7 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 				TAKE(&e[i].reply, sizeof e[i].reply);
 			st->ncur += h.n;
 		} else if (tag == 'B') {
-			struct raw_blob b;
+			struct handoff_blob b;
 			TAKE(&b, sizeof b);
 			size_t n = b.npages ? (size_t)b.npages * 16 : b.len;
 			if ((size_t)(end - p) < n)
@@ -251,7 +251,7 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 			if (!store_step(st, q, "insert observation"))
 				return false;
 		} else if (tag == 'P') {
-			struct raw_page g;
+			struct handoff_page g;
 			TAKE(&g, sizeof g);
 			if ((size_t)(end - p) < g.len)
 				return false;
@@ -273,7 +273,7 @@ bool store_raw_apply(store *st, const uint8_t *p, size_t len)
 
 /* The writer's half of a commit point or of the run's end: whatever the
  * blocks hold goes in. */
-bool store_raw_flush(store *st)
+bool store_handoff_flush(store *st)
 {
 	return finish(st) && put_states(st) && put_edges(st);
 }
