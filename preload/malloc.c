@@ -1,8 +1,9 @@
 /*
- * malloc.c — the interposed allocation entry points, the only symbols the
- * preload exports.  Owns the C-level semantics (argument checks, size_t
- * overflow, errno, NULL, foreign pointers) and the lock; the allocator
- * behind pl_alloc.h only ever sees clean requests.
+ * malloc.c — the interposed allocation entry points (the preload's other
+ * exports live with their own concerns: detenv.c, detpid.c, ...).  Owns
+ * the C-level semantics (argument checks, size_t overflow, errno, NULL,
+ * foreign pointers) and the lock; the allocator behind pl_alloc.h only
+ * ever sees clean requests.
  *
  * Initialisation is lazy: the first call can come from the dynamic loader or
  * libc before any constructor has run, so every entry point maps the region

@@ -1,8 +1,10 @@
 /*
  * pl.h — the preload's private shared declarations: environment lookup,
  * the region, and fault reporting.  Nothing here is exported from the .so
- * (built with -fvisibility=hidden); only the interposed allocation entry
- * points in malloc.c are.  The allocator proper has its own interface,
+ * (built with -fvisibility=hidden); only the interposed entry points are,
+ * each marked PL_EXPORT in the file that owns its concern (malloc.c the
+ * allocation calls, detenv.c time, randomness and open, detpid.c/detwait.c
+ * the pid calls, ...).  The allocator proper has its own interface,
  * pl_alloc.h.
  *
  * Rule for every file in preload/: never call malloc or anything that may

@@ -1,8 +1,9 @@
 /*
  * pl_alloc.h — the allocator behind the interposed entry points.
  *
- * Exactly one file implements it: bump.c now (CMC_ALLOC_BUMP), the pool
- * allocator of issue 7 later, by replacing that one file.  malloc.c owns
+ * Exactly one file implements it: pool_pl.c, the pool allocator of
+ * preload/layout/pool.c (CMC_ALLOC_POOL); another allocator would replace
+ * that one file.  malloc.c owns
  * the C-level semantics (argument checks, overflow, errno, NULL, foreign
  * pointers, locking) and calls these with clean arguments only, one call at
  * a time (it holds the lock).

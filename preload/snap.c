@@ -1,5 +1,5 @@
 /*
- * snap.c — the snapshot server inside the target (issue 8): on cmc's
+ * snap.c — the snapshot server inside the target (the fork executor): on cmc's
  * request the quiescent target forks; the child takes the next operation on
  * fresh descriptors, the parent stays behind as the saved state.  Protocol
  * and message layout: cmc_region.h section 5.  Owns the snapshot socket

@@ -1,6 +1,6 @@
 /*
  * snapfd.c — the snapshot socket's descriptor belongs to the preload, not
- * to the program (issue 18).  cmc puts the socket at CMC_SNAP_FD (1000)
+ * to the program.  cmc puts the socket at CMC_SNAP_FD (1000)
  * under either executor; a program that never opened fd 1000 may still
  * name it: dup2 something onto it, close it, close_range over it, or ask
  * fcntl(F_DUPFD) for the lowest fd from below it.  Each of those calls

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t5350-one-target.sh — one target whatever the executor (issue 17): the
+# t5350-one-target.sh — one target whatever the executor: the
 # fork-snapshot executor and the replay executor start the same program
 # in the same environment with the same descriptors, and taking a
 # snapshot leaves nothing the program can observe, so every state has the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t5360-scratch-cwd.sh — files a target writes in its working directory
-# belong to its run (issue 17): each target works on a copy of the
+# belong to its run: each target works on a copy of the
 # scenario's `cwd`, seen at that path in a mount namespace of its own,
 # removed with it.  A file one state's target wrote is not seen by another
 # replayed state's, nor by a later run; the directory itself is left as it

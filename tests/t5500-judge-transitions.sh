@@ -1,6 +1,6 @@
 #!/bin/sh
 # t5500-judge-transitions.sh — every property is judged on every transition,
-# also on one into a state seen before (issue 17 item 3).  The target
+# also on one into a state seen before.  The target
 # (tests/proc/judgetarget.c) has two operations that leave the same heap,
 # `set` (reply OK) and `setbad` (reply "f: not found"), so with `property
 # reply * "OK"` the bad reply arrives on a transition into the state `set`

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t5500-reach.sh — the real-program corpus (issue 17): unmodified programs
+# t5500-reach.sh — the real-program corpus: unmodified programs
 # from Debian's packages, one per family, each with a scenario of a few
 # meaningful operations explored to depth 4 (tests/reach/PROG.scn; a
 # program's fixture files, configurations and documents, are in
@@ -27,8 +27,8 @@
 # KNOWN_DIVERGENT lists the checks that fail today, one per line:
 # "PROGRAM CHECK CAUSE".  CHECK is one of completes, json-twice, json-fork,
 # states, replay-replay, replay-fork, running, disk.  A listed check still
-# runs; when it fails it is reported as `ok N - ... # SKIP known divergence
-# (issue 17): CAUSE` with its evidence as # lines; when it passes the line
+# runs; when it fails it is reported as `ok N - ... # SKIP known divergence:
+# CAUSE` with its evidence as # lines; when it passes the line
 # says the entry is stale.  Remove an entry when its fix lands.
 KNOWN_DIVERGENT='
 '
@@ -67,7 +67,7 @@ verdict() {
 			_report 0 "$3"
 		fi
 	elif [ -n "$cause" ]; then
-		skip "$3" "known divergence (issue 17): $cause"
+		skip "$3" "known divergence: $cause"
 		[ -s "$5" ] && head -n 12 "$5" | sed 's/^/#   /'
 	else
 		_report 1 "$3"

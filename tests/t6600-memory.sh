@@ -1,6 +1,6 @@
 #!/bin/sh
 # t6600-memory.sh — cmc's own memory and the store's size are bounded by
-# design (issue 18, item 6).  A target that replies 1 MiB per operation:
+# design.  A target that replies 1 MiB per operation:
 # under fork snapshots cmc keeps each reply once (a kept snapshot costs at
 # most its last reply, share/scenario.md), so its peak RSS stays near the
 # pool's worth of replies, not the sum of every snapshot's trace's; the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t6710-small.sh — issue 18's small items, each a set-up error said plainly
+# t6710-small.sh — small robustness items, each a set-up error said plainly
 # (exit 2, file:line where there is one, what was expected) or a fault
 # named for what it is:
 #   a scenario that is a FIFO (no hang), missing, a symlink loop or

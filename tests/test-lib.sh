@@ -7,7 +7,8 @@
 #   is "description" GOT WANT      pass when the two strings are equal
 #   skip "description" "reason"
 #   done_testing                   last line of every script
-# Families: t0 engine, t1 preload, t2 store, t3 viz, t4 tui, t5 process mode.
+# Families: t0 engine, t1 preload, t2 store, t3 viz, t4 tui, t5 process mode,
+# t6 robustness (hostile targets, limits, crashes, interrupts, memory).
 set -u
 : "${B:=build}"
 : "${CMC_TOP:=$(cd "$(dirname "$0")/.." && pwd)}"

@@ -64,8 +64,8 @@
 #define CMC_REGION_VERSION 1u
 
 /* alloc_kind */
-#define CMC_ALLOC_BUMP 1u /* preload/bump.c: bump arena, free is a no-op */
-#define CMC_ALLOC_POOL 2u /* issue 7: size-class pool allocator */
+#define CMC_ALLOC_BUMP 1u /* a bump arena, free a no-op (no longer built; the value stays taken) */
+#define CMC_ALLOC_POOL 2u /* the size-class pool allocator (pool.h) */
 
 /*
  * The first bytes of the region, at address `base`.  The preload writes it;
@@ -233,7 +233,7 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 
 #define CMC_FAULT_EXIT_BASE 112 /* exit status = 112 + code: 113 .. 118 */
 
-/* ---- 5. Snapshots (issue 8: the fork executor) ------------------------- */
+/* ---- 5. Snapshots (the fork executor) ---------------------------------- */
 
 /*
  * CMC_SNAP_FD        decimal fd of the snapshot socket: one end of an

@@ -43,7 +43,7 @@ for n in 3 4 5 6 7; do
 	}'
 done
 
-# ---- fork snapshots (h8, issue 8) ----------------------------------------
+# ---- fork snapshots -------------------------------------------------------
 # transitions/s for the replay executor, the fork executor and fork with
 # --jobs 2, on the list example (keys 1..9, each once, canonical hashing)
 # bounded at depth 3, 6 and 9, and on sqlite3 (a costly start-up) at depth
@@ -124,7 +124,7 @@ else
 	echo "sqlite3 d=6: sqlite3 is not installed"
 fi
 
-# What a working directory of its own costs (issue 17): the list, keys
+# What a working directory of its own costs: the list, keys
 # 1..6 to depth 4, under each executor, with each target on its own copy
 # of its directory (the default) and with CMC_SHARED_CWD=1 (every target
 # in the one directory, as before); best of three, and the ratio.

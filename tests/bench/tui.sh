@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/bench/tui.sh — how fast the workbench answers the common moves on a
-# database of a million states (issue 6: under 50 ms a keypress).  A run of
+# database of a million states (the aim: under 50 ms a keypress).  A run of
 # bench-counters-small cut at 1,000,000 states is stored, the workbench is
 # opened on it in tmux, and each move is timed from send-keys until the
 # screen shows its result (polling capture-pane every few ms, so figures

@@ -1,6 +1,6 @@
 /*
  * pidworld.c — a target that reaches for processes outside its run, for
- * tests/t6010-pid-world.sh (issue 18).  Like share/examples/hostile: it
+ * tests/t6010-pid-world.sh.  Like share/examples/hostile: it
  * reads lines on stdin; `a` is remembered (a heap node) and answered "OK";
  * `evil`, once an `a` was seen, does what argv[1] names, then answers "OK";
  * anything else is answered "OK".

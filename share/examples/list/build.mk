@@ -12,7 +12,7 @@ $(B)/examples/list-emit: $(LIST_DEPS)
 $(B)/examples/list-bug: $(LIST_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -DCMC_EMIT -DLIST_BUG -o $@ $<
-# The seed's "every inserted key is still present" property (h3).
+# The seed's "every inserted key is still present" property.
 EXTRA_ALL += $(B)/examples/keys_present.so
 $(B)/examples/keys_present.so: share/examples/list/keys_present.c share/include/cmc_property.h
 	@mkdir -p $(dir $@)
