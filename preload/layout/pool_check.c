@@ -188,6 +188,28 @@ static int class_ok(const struct layout *L, const struct pool_chunk *c)
 	       c->bitmap_off == sizeof *c && c->sizes_off == so && c->payload_off == po;
 }
 
+/* A class chunk whose slots can be walked, and its arrays in the window:
+ * bitmap, sizes and slots, each NULL when the window does not hold it
+ * (each validator names what it needs, in its own words). */
+struct class_chunk {
+	struct pool_chunk c;
+	const uint8_t *bm, *sz, *sl;
+};
+
+/* Unit u heads a class chunk with an intact header (INV-3) shaped as its
+ * class says (INV-4); else it is left to those validators. */
+static int class_chunk(const struct pool_view *v, const struct layout *L, uint32_t u,
+		       struct class_chunk *k)
+{
+	if (!POOL_U_IS_CLASS(L->table[u]) || !chunk(v, L, u, &k->c) || !class_ok(L, &k->c))
+		return 0;
+	uint64_t base = uoff(L, u);
+	k->bm = at(v, base + k->c.bitmap_off, (k->c.n_slots + 63) / 64 * 8ULL);
+	k->sz = at(v, base + k->c.sizes_off, 2ULL * k->c.n_slots);
+	k->sl = at(v, base + k->c.payload_off, (uint64_t)k->c.n_slots * k->c.slot_size);
+	return 1;
+}
+
 static int bit(const uint8_t *bm, uint32_t i)
 {
 	return (bm[i / 8] >> (i % 8)) & 1; /* little-endian uint64 words */
@@ -291,10 +313,9 @@ static int inv_hint(const struct pool_view *v, struct pool_msg *msg)
 	for (unsigned c = 0; c < POOL_CLASSES_MAX; c++)
 		want[c] = POOL_HINT_NONE;
 	for (uint32_t u = L.hw; u-- > 0;) {
-		struct pool_chunk c;
-		if (POOL_U_IS_CLASS(L.table[u]) && chunk(v, &L, u, &c) && class_ok(&L, &c) &&
-		    c.live < c.n_slots)
-			want[c.cls] = u;
+		struct class_chunk k;
+		if (class_chunk(v, &L, u, &k) && k.c.live < k.c.n_slots)
+			want[k.c.cls] = u;
 	}
 	for (unsigned c = 0; c < POOL_CLASSES_MAX; c++)
 		if (L.m.hint[c] != want[c]) {
@@ -425,21 +446,20 @@ static int inv_bitmap_live(const struct pool_view *v, struct pool_msg *msg)
 	if (!layout(v, &L))
 		return -1;
 	for (uint32_t u = 0; u < L.hw; u++) {
-		struct pool_chunk c;
-		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
+		struct class_chunk k;
+		if (!class_chunk(v, &L, u, &k))
 			continue;
-		uint32_t words = (c.n_slots + 63) / 64, n = 0;
-		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, words * 8ULL);
-		if (!bm)
+		if (!k.bm)
 			return fail_at(msg, u, -1, "bitmap outside the window");
-		for (uint32_t i = 0; i < words * 64; i++) {
-			if (!bit(bm, i))
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < (k.c.n_slots + 63) / 64 * 64; i++) {
+			if (!bit(k.bm, i))
 				continue;
-			if (i >= c.n_slots)
+			if (i >= k.c.n_slots)
 				return fail_at(msg, u, i, "bitmap bit set past the last slot");
 			n++;
 		}
-		if (n != c.live)
+		if (n != k.c.live)
 			return fail_at(msg, u, -1, "popcount(bitmap) differs from the live count");
 	}
 	return 1;
@@ -475,19 +495,17 @@ static int inv_slot_once(const struct pool_view *v, struct pool_msg *msg)
 	if (!layout(v, &L))
 		return -1;
 	for (uint32_t u = 0; u < L.hw; u++) {
-		struct pool_chunk c;
-		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
+		struct class_chunk k;
+		if (!class_chunk(v, &L, u, &k))
 			continue;
-		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
-		const uint8_t *sz = at(v, uoff(&L, u) + c.sizes_off, 2ULL * c.n_slots);
-		if (!bm || !sz)
+		if (!k.bm || !k.sz)
 			return fail_at(msg, u, -1, "bitmap/sizes outside the window");
-		for (uint32_t i = 0; i < c.n_slots; i++) {
-			uint16_t s = size_at(sz, i);
-			if ((s != 0) != bit(bm, i))
+		for (uint32_t i = 0; i < k.c.n_slots; i++) {
+			uint16_t s = size_at(k.sz, i);
+			if ((s != 0) != bit(k.bm, i))
 				return fail_at(msg, u, i, s ? "slot has a size but its bit is clear"
 							     : "slot bit set but no size recorded");
-			if (s && s - 1u + POOL_REDZONE > c.slot_size)
+			if (s && s - 1u + POOL_REDZONE > k.c.slot_size)
 				return fail_at(msg, u, i, "recorded size does not fit the slot");
 		}
 	}
@@ -509,16 +527,15 @@ static int inv_poison(const struct pool_view *v, struct pool_msg *msg)
 		return 0;
 	}
 	for (uint32_t u = 0; u < L.hw; u++) {
-		struct pool_chunk c;
-		if (!POOL_U_IS_CLASS(L.table[u]) || !chunk(v, &L, u, &c) || !class_ok(&L, &c))
+		struct class_chunk k;
+		if (!class_chunk(v, &L, u, &k))
 			continue;
-		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
-		const uint8_t *sl = at(v, uoff(&L, u) + c.payload_off, (uint64_t)c.n_slots * c.slot_size);
-		if (!bm || !sl)
+		if (!k.bm || !k.sl)
 			return fail_at(msg, u, -1, "slots outside the window");
-		for (uint32_t i = 0; i < c.n_slots; i++) {
+		for (uint32_t i = 0; i < k.c.n_slots; i++) {
 			uint64_t bad;
-			if (!bit(bm, i) && !all_poison(sl + (uint64_t)i * c.slot_size, c.slot_size, &bad))
+			if (!bit(k.bm, i) &&
+			    !all_poison(k.sl + (uint64_t)i * k.c.slot_size, k.c.slot_size, &bad))
 				return fail_at(msg, u, i, "free slot written (write after free, or overflow into it)");
 		}
 	}
@@ -552,19 +569,17 @@ static int inv_redzone(const struct pool_view *v, struct pool_msg *msg)
 				return fail_at(msg, u, -1, "bytes past the block's end written (overflow)");
 			continue;
 		}
-		if (!class_ok(&L, &c))
+		struct class_chunk k;
+		if (!class_chunk(v, &L, u, &k))
 			continue;
-		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
-		const uint8_t *sz = at(v, uoff(&L, u) + c.sizes_off, 2ULL * c.n_slots);
-		const uint8_t *sl = at(v, uoff(&L, u) + c.payload_off, (uint64_t)c.n_slots * c.slot_size);
-		if (!bm || !sz || !sl)
+		if (!k.bm || !k.sz || !k.sl)
 			return fail_at(msg, u, -1, "slots outside the window");
-		for (uint32_t i = 0; i < c.n_slots; i++) {
-			uint16_t s = size_at(sz, i);
-			if (!bit(bm, i) || !s || s > c.slot_size)
+		for (uint32_t i = 0; i < k.c.n_slots; i++) {
+			uint16_t s = size_at(k.sz, i);
+			if (!bit(k.bm, i) || !s || s > k.c.slot_size)
 				continue;
-			const uint8_t *p = sl + (uint64_t)i * c.slot_size;
-			if (!all_poison(p + (s - 1u), c.slot_size - (s - 1u), &bad))
+			const uint8_t *p = k.sl + (uint64_t)i * k.c.slot_size;
+			if (!all_poison(p + (s - 1u), k.c.slot_size - (s - 1u), &bad))
 				return fail_at(msg, u, i, "bytes past the block's end written (overflow)");
 		}
 	}
@@ -589,21 +604,20 @@ static int inv_quarantine(const struct pool_view *v, struct pool_msg *msg)
 		for (uint32_t j = 0; j < k; j++)
 			if (L.m.quarantine[j] == off)
 				return fail(msg, "a slot is in the quarantine twice");
-		struct pool_chunk c;
+		struct class_chunk k;
 		uint64_t u = off >= L.m.units_off ? (off - L.m.units_off) >> L.m.unit_shift : UINT64_MAX;
 		if (u >= L.hw || !POOL_U_IS_CLASS(L.table[u]))
 			return fail(msg, "quarantine entry outside every class chunk");
-		if (!chunk(v, &L, (uint32_t)u, &c) || !class_ok(&L, &c))
+		if (!class_chunk(v, &L, (uint32_t)u, &k))
 			continue; /* INV-3/INV-4 */
 		uint64_t rel = off - uoff(&L, u);
-		if (rel < c.payload_off || (rel - c.payload_off) % c.slot_size ||
-		    (rel - c.payload_off) / c.slot_size >= c.n_slots)
+		if (rel < k.c.payload_off || (rel - k.c.payload_off) % k.c.slot_size ||
+		    (rel - k.c.payload_off) / k.c.slot_size >= k.c.n_slots)
 			return fail_at(msg, u, -1, "quarantine entry is not the start of a slot");
-		uint32_t i = (uint32_t)((rel - c.payload_off) / c.slot_size);
-		const uint8_t *bm = at(v, uoff(&L, u) + c.bitmap_off, (c.n_slots + 63) / 64 * 8ULL);
-		if (!bm)
+		uint32_t i = (uint32_t)((rel - k.c.payload_off) / k.c.slot_size);
+		if (!k.bm)
 			return fail_at(msg, u, -1, "bitmap outside the window");
-		if (bit(bm, i))
+		if (bit(k.bm, i))
 			return fail_at(msg, u, i, "quarantined slot is live (its bit is set)");
 	}
 	return 1;
