@@ -13,89 +13,89 @@
 
 extern const struct tui_cmd tui_cmd_graph;
 
-enum { O_DB = 256, O_RUN, O_OUT, O_TRACE, O_AROUND, O_RADIUS, O_DEPTH, O_RVC, O_BUDGET, O_LAYOUT,
-       O_SUMMARY };
-
-static const struct option graph_longopts[] = {
-	{"db", required_argument, NULL, O_DB},
-	{"run", required_argument, NULL, O_RUN},
-	{"output", required_argument, NULL, O_OUT},
-	{"trace", required_argument, NULL, O_TRACE},
-	{"around", required_argument, NULL, O_AROUND},
-	{"radius", required_argument, NULL, O_RADIUS},
-	{"depth", required_argument, NULL, O_DEPTH},
-	{"raw-vs-canonical", no_argument, NULL, O_RVC},
-	{"budget", required_argument, NULL, O_BUDGET},
-	{"layout", required_argument, NULL, O_LAYOUT},
-	{"summary", no_argument, NULL, O_SUMMARY},
-	{0, 0, 0, 0},
+/* What the options fill; copied into viz_graph_opts once parsed. */
+struct graph_args {
+	const char *db, *out, *layout;
+	uint64_t run, trace, around, radius, depth, budget;
+	bool around_set, have_radius, raw_vs_canonical, summary;
 };
 
-static bool count_arg(const char *opt, const char *s, uint64_t max, uint64_t *out, int *rc)
+/* A count of at least 1 in [1, max], into *out; `what` names the unit in
+ * the message for 0 ("--depth: expected at least 1 level"). */
+static int positive(const struct tui_cmd *c, const char *opt, const char *what, const char *s,
+		    uint64_t max, uint64_t *out)
 {
-	if (tui_parse_u64(s, out) && *out <= max)
-		return true;
-	*rc = tui_usage_error(&tui_cmd_graph, "%s: expected a count, got '%s'", opt, s);
-	return false;
+	uint64_t x;
+	if (!tui_parse_u64(s, &x) || x > max)
+		return tui_usage_error(c, "%s: expected a count, got '%s'", opt, s);
+	if (x == 0)
+		return tui_usage_error(c, "%s: expected at least 1 %s", opt, what);
+	*out = x;
+	return 0;
 }
+
+static int depth_arg(const struct tui_cmd *c, void *args, const char *s)
+{
+	return positive(c, "--depth", "level", s, UINT32_MAX - 1, &((struct graph_args *)args)->depth);
+}
+
+static int budget_arg(const struct tui_cmd *c, void *args, const char *s)
+{
+	return positive(c, "--budget", "node", s, 1000000, &((struct graph_args *)args)->budget);
+}
+
+static int layout_arg(const struct tui_cmd *c, void *args, const char *s)
+{
+	if (strcmp(s, "dot") != 0 && strcmp(s, "sfdp") != 0)
+		return tui_usage_error(c, "--layout: expected dot or sfdp, got '%s'", s);
+	((struct graph_args *)args)->layout = s;
+	return 0;
+}
+
+#define A struct graph_args
+static const struct tui_option graph_options[] = {
+	TUI_OPT_STRING('o', "output", A, out, "FILE",
+		       "where to write (default cmc-graph.svg); the extension picks the format"),
+	TUI_OPT_STRING(0, "db", A, db, "FILE", "the database (default cmc.db)"),
+	TUI_OPT_COUNT(0, "run", A, run, "R", 0, INT64_MAX, "a count", -1, "which run (default: the latest)"),
+	TUI_OPT_COUNT(0, "trace", A, trace, "VIOLATION", 0, INT64_MAX, "a count", -1,
+		      "highlight that violation's counterexample in its surroundings"),
+	TUI_OPT_COUNT(0, "around", A, around, "STATE", 0, UINT32_MAX - 1, "a count", TUI_SEEN(A, around_set),
+		      "only the neighbourhood of STATE ..."),
+	TUI_OPT_COUNT(0, "radius", A, radius, "K", 0, 1000, "a count", TUI_SEEN(A, have_radius),
+		      "... up to K steps either way (default 2)"),
+	TUI_OPT_CALLBACK(0, "depth", "D", depth_arg, "only the first D BFS levels"),
+	TUI_OPT_BOOL(0, "raw-vs-canonical", A, raw_vs_canonical,
+		     "one cluster per canonical state holding its raw variants"),
+	TUI_OPT_CALLBACK(0, "budget", "N", budget_arg,
+			 "nodes dot lays out (default 600); up to 8 N go to sfdp, beyond that\n"
+			 "the graph is reduced (depth cut, canonical collapse, level summary)"),
+	TUI_OPT_CALLBACK(0, "layout", "dot|sfdp", layout_arg, "force the layout engine"),
+	TUI_OPT_BOOL(0, "summary", A, summary, "draw one node per BFS level"),
+	TUI_OPT_END(),
+};
+#undef A
 
 static int graph_exec(int argc, char **argv)
 {
-	const char *db = STORE_DEFAULT_PATH, *out = "cmc-graph.svg";
+	struct graph_args a = {.db = STORE_DEFAULT_PATH, .out = "cmc-graph.svg", .radius = 2};
+	int rc = tui_options_parse(&tui_cmd_graph, argc, argv, &a);
+	if (rc)
+		return rc;
+	const char *db = a.db, *out = a.out;
 	viz_graph_opts o;
 	memset(&o, 0, sizeof o);
-	o.radius = 2;
-	bool have_radius = false;
-	uint64_t x;
-	int rc = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:", graph_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_DB: db = optarg; break;
-		case 'o':
-		case O_OUT: out = optarg; break;
-		case O_RUN:
-			if (!count_arg("--run", optarg, INT64_MAX, &x, &rc)) return rc;
-			o.run = (int64_t)x;
-			break;
-		case O_TRACE:
-			if (!count_arg("--trace", optarg, INT64_MAX, &x, &rc)) return rc;
-			o.violation = (int64_t)x;
-			break;
-		case O_AROUND:
-			if (!count_arg("--around", optarg, UINT32_MAX - 1, &x, &rc)) return rc;
-			o.around = (uint32_t)x;
-			o.around_set = true;
-			break;
-		case O_RADIUS:
-			if (!count_arg("--radius", optarg, 1000, &x, &rc)) return rc;
-			o.radius = (uint32_t)x;
-			have_radius = true;
-			break;
-		case O_DEPTH:
-			if (!count_arg("--depth", optarg, UINT32_MAX - 1, &x, &rc)) return rc;
-			if (x == 0)
-				return tui_usage_error(&tui_cmd_graph, "--depth: expected at least 1 level");
-			o.depth = (uint32_t)x;
-			break;
-		case O_RVC: o.raw_vs_canonical = true; break;
-		case O_BUDGET:
-			if (!count_arg("--budget", optarg, 1000000, &x, &rc)) return rc;
-			if (x == 0)
-				return tui_usage_error(&tui_cmd_graph, "--budget: expected at least 1 node");
-			o.budget = (uint32_t)x;
-			break;
-		case O_LAYOUT:
-			if (strcmp(optarg, "dot") != 0 && strcmp(optarg, "sfdp") != 0)
-				return tui_usage_error(&tui_cmd_graph, "--layout: expected dot or sfdp, got '%s'", optarg);
-			o.layout = optarg;
-			break;
-		case O_SUMMARY: o.summary = true; break;
-		default:
-			return tui_usage_error(&tui_cmd_graph, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	o.run = (int64_t)a.run;
+	o.violation = (int64_t)a.trace;
+	o.around = (uint32_t)a.around;
+	o.around_set = a.around_set;
+	o.radius = (uint32_t)a.radius;
+	o.depth = (uint32_t)a.depth;
+	o.raw_vs_canonical = a.raw_vs_canonical;
+	o.budget = (uint32_t)a.budget;
+	o.layout = a.layout;
+	o.summary = a.summary;
+	bool have_radius = a.have_radius;
 	if (optind != argc)
 		return tui_usage_error(&tui_cmd_graph, "unexpected argument '%s'", argv[optind]);
 	if (have_radius && !o.around_set)
@@ -135,17 +135,7 @@ const struct tui_cmd tui_cmd_graph = {
 	.name = "graph",
 	.usage = "graph [OPTIONS] [-o FILE.svg|.png|.pdf|.dot]",
 	.summary = "draw a stored run's state graph with Graphviz",
-	.help = "  -o, --output FILE   where to write (default cmc-graph.svg); the extension picks the format\n"
-		"  --db FILE           the database (default cmc.db)\n"
-		"  --run R             which run (default: the latest)\n"
-		"  --trace VIOLATION   highlight that violation's counterexample in its surroundings\n"
-		"  --around STATE      only the neighbourhood of STATE ...\n"
-		"  --radius K          ... up to K steps either way (default 2)\n"
-		"  --depth D           only the first D BFS levels\n"
-		"  --raw-vs-canonical  one cluster per canonical state holding its raw variants\n"
-		"  --budget N          nodes dot lays out (default 600); up to 8 N go to sfdp, beyond that\n"
-		"                      the graph is reduced (depth cut, canonical collapse, level summary)\n"
-		"  --layout dot|sfdp   force the layout engine\n"
-		"  --summary           draw one node per BFS level\n",
+	.options = graph_options,
+	.options_first = true,
 	.exec = graph_exec,
 };

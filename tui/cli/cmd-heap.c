@@ -13,37 +13,30 @@
 
 extern const struct tui_cmd tui_cmd_heap;
 
-enum { O_DB = 256, O_RUN, O_OUT };
-
-static const struct option heap_longopts[] = {
-	{"db", required_argument, NULL, O_DB},
-	{"run", required_argument, NULL, O_RUN},
-	{"output", required_argument, NULL, O_OUT},
-	{0, 0, 0, 0},
+struct heap_args {
+	const char *db, *out;
+	uint64_t run; /* 0: the latest */
 };
+
+#define A struct heap_args
+static const struct tui_option heap_options[] = {
+	TUI_OPT_STRING('o', "output", A, out, "FILE",
+		       "where to write (default cmc-heap.svg); the extension picks the format"),
+	TUI_OPT_STRING(0, "db", A, db, "FILE", "the database (default cmc.db)"),
+	TUI_OPT_COUNT(0, "run", A, run, "R", 1, INT64_MAX, "a run id", -1, "which run (default: the latest)"),
+	TUI_OPT_END(),
+};
+#undef A
 
 static int heap_exec(int argc, char **argv)
 {
-	const char *db = STORE_DEFAULT_PATH, *out = "cmc-heap.svg";
-	int64_t run = 0;
+	struct heap_args a = {.db = STORE_DEFAULT_PATH, .out = "cmc-heap.svg"};
+	int rc = tui_options_parse(&tui_cmd_heap, argc, argv, &a);
+	if (rc)
+		return rc;
+	const char *db = a.db, *out = a.out;
+	int64_t run = (int64_t)a.run;
 	uint64_t x;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:", heap_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_DB: db = optarg; break;
-		case 'o':
-		case O_OUT: out = optarg; break;
-		case O_RUN:
-			if (!tui_parse_u64(optarg, &x) || x > INT64_MAX || x == 0)
-				return tui_usage_error(&tui_cmd_heap, "--run: expected a run id, got '%s'", optarg);
-			run = (int64_t)x;
-			break;
-		default:
-			return tui_usage_error(&tui_cmd_heap, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
 	if (optind != argc - 1)
 		return tui_usage_error(&tui_cmd_heap, optind == argc ? "which state? name a state id"
 								    : "one state at a time");
@@ -61,7 +54,7 @@ static int heap_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	}
 	viz_heap h;
-	int rc = viz_heap_load(st, run, state, &h, err, sizeof err);
+	rc = viz_heap_load(st, run, state, &h, err, sizeof err);
 	if (rc == 0) {
 		viz *v = viz_new();
 		rc = viz_heap_render(v, &h, out, err, sizeof err);
@@ -90,8 +83,6 @@ const struct tui_cmd tui_cmd_heap = {
 	.name = "heap",
 	.usage = "heap [OPTIONS] STATE [-o FILE.svg|.png|.pdf|.dot]",
 	.summary = "draw the allocator at a stored state: chunks, slots, invariants",
-	.help = "  -o, --output FILE   where to write (default cmc-heap.svg); the extension picks the format\n"
-		"  --db FILE           the database (default cmc.db)\n"
-		"  --run R             which run (default: the latest)\n",
+	.options = heap_options,
 	.exec = heap_exec,
 };

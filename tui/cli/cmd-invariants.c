@@ -151,29 +151,35 @@ static bool find_src(const char *opt, char *out, size_t n)
 
 static int invariants_exec(int argc, char **argv);
 
+struct invariants_args {
+	const char *src; /* NULL: $CMC_SRC, else the parent of cmc's directory */
+};
+
+static const struct tui_option invariants_options[] = {
+	TUI_OPT_STRING(0, "src", struct invariants_args, src, "DIR",
+		       "source tree holding preload/INVARIANTS.md and tests/\n"
+		       "(default: $CMC_SRC, else the parent of cmc's directory)"),
+	TUI_OPT_TEXT("Exits 1 when the catalogue's Verification lines differ from what the\n"
+		     "code and tests show."),
+	TUI_OPT_END(),
+};
+
 const struct tui_cmd tui_cmd_invariants = {
 	.name = "invariants",
 	.usage = "invariants [--src DIR]",
 	.summary = "the allocator's invariant catalogue and how each is verified",
-	.help = "  --src DIR   source tree holding preload/INVARIANTS.md and tests/\n"
-		"              (default: $CMC_SRC, else the parent of cmc's directory)\n"
-		"Exits 1 when the catalogue's Verification lines differ from what the\n"
-		"code and tests show.",
+	.options = invariants_options,
+	.help_col = 14,
 	.exec = invariants_exec,
 };
 
 static int invariants_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"src", required_argument, NULL, 's'}, {0}};
-	const char *src_opt = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 's')
-			src_opt = optarg;
-		else
-			return tui_usage_error(&tui_cmd_invariants, "unknown option");
-	}
+	struct invariants_args a = {NULL};
+	int rc = tui_options_parse(&tui_cmd_invariants, argc, argv, &a);
+	if (rc)
+		return rc;
+	const char *src_opt = a.src;
 	if (optind < argc)
 		return tui_usage_error(&tui_cmd_invariants, "unexpected argument '%s'", argv[optind]);
 

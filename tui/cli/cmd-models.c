@@ -16,6 +16,5 @@ const struct tui_cmd tui_cmd_models = {
 	.name = "models",
 	.usage = "models",
 	.summary = "list the built-in models",
-	.help = "",
 	.exec = models_exec,
 };

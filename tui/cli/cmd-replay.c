@@ -28,17 +28,38 @@
 
 extern const struct tui_cmd tui_cmd_replay;
 
-enum { O_JSON = 256, O_FILE, O_INIT, O_EXPECT, O_EXEC, O_NODEADLOCK };
-
-static const struct option replay_longopts[] = {
-	{"json", no_argument, NULL, O_JSON},
-	{"file", required_argument, NULL, O_FILE},
-	{"init", required_argument, NULL, O_INIT},
-	{"expect", required_argument, NULL, O_EXPECT},
-	{"exec", required_argument, NULL, O_EXEC},
-	{"no-deadlock", no_argument, NULL, O_NODEADLOCK},
-	{0, 0, 0, 0},
+struct replay_opts {
+	bool json, no_deadlock;
+	const char *file, *init, *expect, *exec;
 };
+
+#define A struct replay_opts
+static const struct tui_option replay_options[] = {
+	TUI_OPT_STRING(0, "file", A, file, "TRACE",
+		       "the trace: `cmc trace --file` writes one; one label a\n"
+		       "line, a tab and 32 hex digits after a label give its\n"
+		       "recorded fingerprint, two more (tab-separated) its raw\n"
+		       "and canonical ones; `init N|FP` and `expect PROPERTY`\n"
+		       "lines before the first label select the initial state\n"
+		       "and name the violation the trace should end in"),
+	TUI_OPT_STRING(0, "init", A, init, "N|FP",
+		       "start from the Nth initial state (from 0) or the one\n"
+		       "with this fingerprint (default: the file's, else the first)"),
+	TUI_OPT_STRING(0, "expect", A, expect, "PROPERTY", "the trace should end in this property's violation"),
+	TUI_OPT_STRING(0, "exec", A, exec, "fork|replay",
+		       "process mode: fork snapshots (default) or stateless replay"),
+	TUI_OPT_BOOL(0, "no-deadlock", A, no_deadlock, "a last state without successors is not a violation"),
+	TUI_OPT_BOOL(0, "json", A, json, "print one JSON object"),
+	TUI_OPT_TEXT("Every state reached is judged as `cmc check` judges it; replay stops at the\n"
+		     "first property that fails.  Without recorded fingerprints the trace runs twice\n"
+		     "and the runs must agree.  Exit 0: replayed, nothing violated (and nothing\n"
+		     "expected); 1: violation reproduced (the last line says which, where); 2: usage\n"
+		     "or input error, or the target failed; 3: did not reproduce (a step diverged or\n"
+		     "was not enabled, the runs disagree, or the expected violation did not come);\n"
+		     "130, 143, 129: interrupted by SIGINT, SIGTERM, SIGHUP.\n"),
+	TUI_OPT_END(),
+};
+#undef A
 
 /* One step (0: the initial state) as one run saw it. */
 struct step {
@@ -462,23 +483,12 @@ static void note_divergence(eng_replay_result *res, size_t step, eng_fp want, en
 
 static int replay_exec(int argc, char **argv)
 {
-	bool json = false, no_deadlock = false;
-	const char *file = NULL, *init = NULL, *expect = NULL, *exec = NULL;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", replay_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_JSON: json = true; break;
-		case O_FILE: file = optarg; break;
-		case O_INIT: init = optarg; break;
-		case O_EXPECT: expect = optarg; break;
-		case O_EXEC: exec = optarg; break;
-		case O_NODEADLOCK: no_deadlock = true; break;
-		default:
-			return tui_usage_error(&tui_cmd_replay, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	struct replay_opts ro = {0};
+	int rc = tui_options_parse(&tui_cmd_replay, argc, argv, &ro);
+	if (rc)
+		return rc;
+	bool json = ro.json, no_deadlock = ro.no_deadlock;
+	const char *file = ro.file, *init = ro.init, *expect = ro.expect, *exec = ro.exec;
 	if (optind >= argc)
 		return tui_usage_error(&tui_cmd_replay, "name a model or scenario, then the trace");
 	const char *target = argv[optind++];
@@ -658,24 +668,6 @@ const struct tui_cmd tui_cmd_replay = {
 	.name = "replay",
 	.usage = "replay [OPTIONS] MODEL|SCENARIO [LABEL...]",
 	.summary = "re-execute a trace, check every property at every step, prove its violation",
-	.help = "  --file TRACE        the trace: `cmc trace --file` writes one; one label a\n"
-		"                      line, a tab and 32 hex digits after a label give its\n"
-		"                      recorded fingerprint, two more (tab-separated) its raw\n"
-		"                      and canonical ones; `init N|FP` and `expect PROPERTY`\n"
-		"                      lines before the first label select the initial state\n"
-		"                      and name the violation the trace should end in\n"
-		"  --init N|FP         start from the Nth initial state (from 0) or the one\n"
-		"                      with this fingerprint (default: the file's, else the first)\n"
-		"  --expect PROPERTY   the trace should end in this property's violation\n"
-		"  --exec fork|replay  process mode: fork snapshots (default) or stateless replay\n"
-		"  --no-deadlock       a last state without successors is not a violation\n"
-		"  --json              print one JSON object\n"
-		"Every state reached is judged as `cmc check` judges it; replay stops at the\n"
-		"first property that fails.  Without recorded fingerprints the trace runs twice\n"
-		"and the runs must agree.  Exit 0: replayed, nothing violated (and nothing\n"
-		"expected); 1: violation reproduced (the last line says which, where); 2: usage\n"
-		"or input error, or the target failed; 3: did not reproduce (a step diverged or\n"
-		"was not enabled, the runs disagree, or the expected violation did not come);\n"
-		"130, 143, 129: interrupted by SIGINT, SIGTERM, SIGHUP.\n",
+	.options = replay_options,
 	.exec = replay_exec,
 };

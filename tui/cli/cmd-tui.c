@@ -2,8 +2,7 @@
  * cmd-tui.c — `cmc tui [SCENARIO | MODEL | DATABASE]`: the ncurses
  * workbench.  A scenario or model starts a live session (a search with the
  * store writer attached, to ./cmc.db or --db); a database is browsed from
- * its latest run (or --run).  The workbench itself is tui/wb-*.c and
- * tui/view-*.c.
+ * its latest run (or --run).  The workbench itself is tui/wb/.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -17,21 +16,58 @@
 
 extern const struct tui_cmd tui_cmd_tui;
 
-enum { O_DB = 256, O_RUN, O_DFS, O_MAXDEPTH, O_MAXSTATES, O_KEEPGOING, O_NODEADLOCK, O_HASH,
-       O_SET };
-
-static const struct option tui_longopts[] = {
-	{"db", required_argument, NULL, O_DB},
-	{"run", required_argument, NULL, O_RUN},
-	{"dfs", no_argument, NULL, O_DFS},
-	{"max-depth", required_argument, NULL, O_MAXDEPTH},
-	{"max-states", required_argument, NULL, O_MAXSTATES},
-	{"keep-going", no_argument, NULL, O_KEEPGOING},
-	{"no-deadlock", no_argument, NULL, O_NODEADLOCK},
-	{"hash", required_argument, NULL, O_HASH},
-	{"set", required_argument, NULL, O_SET},
-	{0, 0, 0, 0},
+struct tui_args {
+	const char *db;
+	uint64_t run, max_depth, max_states;
+	bool dfs, keep_going, no_deadlock;
+	/* --hash and --set, in order: key, value */
+	const char *ov_key[16], *ov_val[16];
+	int nov;
 };
+
+static int add_override(const struct tui_cmd *c, struct tui_args *a, const char *key, const char *val)
+{
+	if (a->nov == 16)
+		return tui_usage_error(c, "too many --hash/--set overrides");
+	a->ov_key[a->nov] = key;
+	a->ov_val[a->nov++] = val;
+	return 0;
+}
+
+static int ov_hash(const struct tui_cmd *c, void *args, const char *v) { return add_override(c, args, "hash", v); }
+
+static int ov_set(const struct tui_cmd *c, void *args, const char *arg)
+{
+	struct tui_args *a = args;
+	if (a->nov == 16)
+		return tui_usage_error(c, "too many --hash/--set overrides");
+	char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return tui_usage_error(c, "--set: expected KEY=VALUE, got '%s'", arg);
+	*eq = 0; /* argv's own storage: the key and the value stay in place */
+	return add_override(c, a, arg, eq + 1);
+}
+
+#define A struct tui_args
+static const struct tui_option tui_options[] = {
+	TUI_OPT_STRING(0, "db", A, db, "FILE", "the database to write a live session to (default ./cmc.db)"),
+	TUI_OPT_COUNT(0, "run", A, run, "N", 1, 0, "a run id", -1,
+		      "browse run N of a database (default: the latest)"),
+	TUI_OPT_BOOL(0, "dfs", A, dfs, "search depth-first (default: as the scenario says, else BFS)"),
+	TUI_OPT_COUNT(0, "max-depth", A, max_depth, "N", 0, UINT32_MAX, "a count", -1,
+		      "bound searches to N levels"),
+	TUI_OPT_COUNT(0, "max-states", A, max_states, "N", 0, 0, "a count", -1,
+		      "bound searches to N distinct states"),
+	TUI_OPT_BOOL(0, "keep-going", A, keep_going, "do not stop a search at the first violation"),
+	TUI_OPT_BOOL(0, "no-deadlock", A, no_deadlock, "states without successors are not violations"),
+	{.type = TUI_OPT_CALLBACK_, .long_name = "hash", .arg = "raw|canonical|both", .cb = ov_hash,
+	 .seen = -1, .left = "--hash raw|canonical|both, --set KEY=VALUE",
+	 .help = "scenario settings, as for `cmc check`"},
+	TUI_OPT_CALLBACK(0, "set", "KEY=VALUE", ov_set, NULL),
+	TUI_OPT_TEXT("Press ? in the workbench for every key.\n"),
+	TUI_OPT_END(),
+};
+#undef A
 
 /* A SQLite database file starts with this header. */
 static bool is_database(const char *path)
@@ -50,54 +86,17 @@ static bool is_database(const char *path)
 
 static int tui_exec(int argc, char **argv)
 {
-	const char *db = NULL, *arg = NULL;
-	uint64_t run = 0, v;
+	static struct tui_args a; /* the overrides stay pointed to by wb */
+	memset(&a, 0, sizeof a);
+	int rc = tui_options_parse(&tui_cmd_tui, argc, argv, &a);
+	if (rc)
+		return rc;
+	const char *db = a.db, *arg = NULL;
+	uint64_t run = a.run;
 	eng_opts o;
 	eng_opts_default(&o);
-	bool dfs = false, kg = false, nodl = false;
-	uint64_t md = 0, ms = 0;
-	const char *ov_key[16], *ov_val[16];
-	int nov = 0;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+", tui_longopts, NULL)) != -1) {
-		switch (c) {
-		case O_DB: db = optarg; break;
-		case O_RUN:
-			if (!tui_parse_u64(optarg, &run) || run == 0)
-				return tui_usage_error(&tui_cmd_tui, "--run: expected a run id, got '%s'", optarg);
-			break;
-		case O_DFS: dfs = true; break;
-		case O_MAXDEPTH:
-			if (!tui_parse_u64(optarg, &v) || v > UINT32_MAX)
-				return tui_usage_error(&tui_cmd_tui, "--max-depth: expected a count, got '%s'", optarg);
-			md = v;
-			break;
-		case O_MAXSTATES:
-			if (!tui_parse_u64(optarg, &v))
-				return tui_usage_error(&tui_cmd_tui, "--max-states: expected a count, got '%s'", optarg);
-			ms = v;
-			break;
-		case O_KEEPGOING: kg = true; break;
-		case O_NODEADLOCK: nodl = true; break;
-		case O_HASH:
-		case O_SET: {
-			if (nov == 16)
-				return tui_usage_error(&tui_cmd_tui, "too many --hash/--set overrides");
-			char *eq = c == O_SET ? strchr(optarg, '=') : NULL;
-			if (c == O_SET && (!eq || eq == optarg))
-				return tui_usage_error(&tui_cmd_tui, "--set: expected KEY=VALUE, got '%s'", optarg);
-			if (eq)
-				*eq = 0;
-			ov_key[nov] = c == O_SET ? optarg : "hash";
-			ov_val[nov++] = c == O_SET ? eq + 1 : optarg;
-			break;
-		}
-		default:
-			return tui_usage_error(&tui_cmd_tui, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	bool dfs = a.dfs, kg = a.keep_going, nodl = a.no_deadlock;
+	uint64_t md = a.max_depth, ms = a.max_states;
 	if (argc - optind > 1)
 		return tui_usage_error(&tui_cmd_tui, "one scenario, model or database at a time");
 	if (optind < argc)
@@ -135,11 +134,11 @@ static int tui_exec(int argc, char **argv)
 
 	static struct wb wb; /* large; one per process */
 	memset(&wb, 0, sizeof wb);
-	for (int i = 0; i < nov; i++) {
-		wb.ov_key[i] = ov_key[i];
-		wb.ov_val[i] = ov_val[i];
+	for (int i = 0; i < a.nov; i++) {
+		wb.ov_key[i] = a.ov_key[i];
+		wb.ov_val[i] = a.ov_val[i];
 	}
-	wb.nov = nov;
+	wb.nov = a.nov;
 	char err[1024];
 	if (wb_session_open(&wb, target, db, (int64_t)run, &o, err, sizeof err) < 0) {
 		fprintf(stderr, "cmc tui: %s\n", err);
@@ -155,16 +154,9 @@ const struct tui_cmd tui_cmd_tui = {
 	.name = "tui",
 	.usage = "tui [OPTIONS] [SCENARIO | MODEL | DATABASE]",
 	.summary = "the workbench: step through schedules, browse states, replay counterexamples",
-	.help = "  --db FILE         the database to write a live session to (default ./cmc.db)\n"
-		"  --run N           browse run N of a database (default: the latest)\n"
-		"  --dfs             search depth-first (default: as the scenario says, else BFS)\n"
-		"  --max-depth N     bound searches to N levels\n"
-		"  --max-states N    bound searches to N distinct states\n"
-		"  --keep-going      do not stop a search at the first violation\n"
-		"  --no-deadlock     states without successors are not violations\n"
-		"  --hash raw|canonical|both, --set KEY=VALUE\n"
-		"                    scenario settings, as for `cmc check`\n"
-		"Press ? in the workbench for every key.\n",
+	.options = tui_options,
+	.help_col = 20,
+	.options_first = true,
 	.exec = tui_exec,
 	.terminal = true,
 };

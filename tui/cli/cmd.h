@@ -31,9 +31,11 @@ struct tui_cmd {
 	const char *name;
 	const char *usage;   /* "check [OPTIONS] MODEL|SCENARIO" */
 	const char *summary; /* one line */
-	const struct tui_option *options; /* opts.h: the parser's table and the help */
-	const char *help;    /* the help of a command not yet on a table */
+	const struct tui_option *options; /* opts.h: the parser's table and the help;
+					     NULL: the command takes no options */
 	int help_col;        /* the column option help starts at (0: 22) */
+	bool options_first;  /* options end at the first operand (getopt's '+'):
+				what follows it is an operand, even "--x" */
 	int (*exec)(int argc, char **argv);
 	bool terminal;       /* draws on the terminal itself (ncurses): stdout
 				stays unfiltered (tui_escape_streams) */

@@ -78,8 +78,6 @@ static int help_exec(int argc, char **argv)
 	if (c->options && c->options[0].type != TUI_OPT_END_) {
 		putchar('\n');
 		tui_options_help(c, stdout);
-	} else if (c->help && *c->help) {
-		printf("\n%s", c->help);
 	}
 	return 0;
 }

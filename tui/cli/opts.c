@@ -73,8 +73,10 @@ static int take(const struct tui_cmd *c, const struct tui_option *o, void *args,
 int tui_options_parse(const struct tui_cmd *c, int argc, char **argv, void *args)
 {
 	struct option lo[MAX_OPTS + 1];
-	char shorts[2 * MAX_OPTS + 1], *sp = shorts;
+	char shorts[2 * MAX_OPTS + 2], *sp = shorts;
 	size_t n = 0;
+	if (c->options_first)
+		*sp++ = '+';
 	const struct tui_option *opts = c->options;
 	for (size_t i = 0; opts[i].type != TUI_OPT_END_; i++) {
 		const struct tui_option *o = &opts[i];
