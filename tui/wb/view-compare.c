@@ -121,7 +121,7 @@ static uint32_t selected_state(void)
 	return V.c.groups[r->group].states[r->variant];
 }
 
-void wb_compare_key(struct wb *wb, int key)
+static void compare_key(struct wb *wb, int key)
 {
 	if (key == 'm') {
 		uint32_t s = selected_state();
@@ -164,6 +164,13 @@ static void compare_activate(struct wb *wb)
 	wb_go(wb, WB_V_STATE);
 }
 
+/* This view's own keys (wb.h: struct wb_binding). */
+static const struct wb_binding compare_keys[] = {
+	WB_KEY('m', "m", "mark the selected raw variant for the hex diff (compare)", compare_key),
+	WB_KEY('d', "d", "hex diff of the two marked raw variants (compare)", compare_key),
+	{0},
+};
+
 const struct wb_view wb_view_compare = {
 	.name = "raw vs canonical",
 	.hint = "Enter:diff its variants/open state m:mark d:diff",
@@ -171,4 +178,5 @@ const struct wb_view wb_view_compare = {
 	.draw = compare_draw,
 	.list = compare_list,
 	.activate = compare_activate,
+	.keys = compare_keys,
 };

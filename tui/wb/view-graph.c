@@ -74,6 +74,16 @@ static void graph_activate(struct wb *wb)
 	wb_goto_state(wb, to);
 }
 
+static void render_key(struct wb *wb, int key);
+
+/* `w` is answered in every view (each has a picture to render); it lives
+ * here, with the rendering. */
+static const struct wb_binding graph_keys[] = {
+	{.key = 'w', .keyname = "w", .help = "render this view's graph to SVG through Graphviz", .fn = render_key,
+	 .everywhere = true},
+	{0},
+};
+
 const struct wb_view wb_view_graph = {
 	.name = "graph",
 	.hint = "Enter:follow the edge w:render SVG s:state",
@@ -81,12 +91,13 @@ const struct wb_view wb_view_graph = {
 	.draw = graph_draw,
 	.list = graph_list,
 	.activate = graph_activate,
+	.keys = graph_keys,
 };
 
 /* The `w` key: the picture for this view goes to the worker, which draws
  * it from its own store handle (Graphviz takes seconds to minutes on big
  * graphs); the status line says "rendering..." and then where it is. */
-void wb_render_key(struct wb *wb, int key)
+static void render_key(struct wb *wb, int key)
 {
 	struct wb_render r;
 	memset(&r, 0, sizeof r);

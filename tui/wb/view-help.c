@@ -1,6 +1,7 @@
 /*
- * view-help.c — every key, generated from the key table in wb-keys.c (so
- * the list cannot drift from what the keys do), and the views they reach.
+ * view-help.c — every key, generated from the key tables (wb_keys(): each
+ * view's own, then the common ones in wb-keys.c), so the list cannot
+ * drift from what the keys do.
  */
 #include <string.h>
 
@@ -10,9 +11,10 @@ static struct wb_list L;
 
 static size_t n_rows(void)
 {
-	size_t n = 0;
-	for (const struct wb_binding *b = wb_bindings; b->fn; b++)
-		if (b->keyname)
+	const struct wb_key_entry *e;
+	size_t n = 0, all = wb_keys(&e);
+	for (size_t i = 0; i < all; i++)
+		if (e[i].b->keyname)
 			n++;
 	return n;
 }
@@ -25,9 +27,11 @@ static void help_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	wb_row(w, 0, cols, A_BOLD, "%-14s %s", "key", "what it does (where)");
 	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
 	wb_list_clamp(&L, body);
-	size_t i = 0;
+	const struct wb_key_entry *e;
+	size_t all = wb_keys(&e), i = 0;
 	int y = 1;
-	for (const struct wb_binding *b = wb_bindings; b->fn && y < rows; b++) {
+	for (size_t k = 0; k < all && y < rows; k++) {
+		const struct wb_binding *b = e[k].b;
 		if (!b->keyname)
 			continue;
 		if (i >= L.top)

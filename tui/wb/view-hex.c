@@ -75,7 +75,7 @@ static bool row_differs(size_t r)
 	return false;
 }
 
-void wb_hex_key(struct wb *wb, int key)
+static void hex_key(struct wb *wb, int key)
 {
 	if (key == 'n') {
 		for (size_t r = V.l.cur + 1; r < V.l.n; r++)
@@ -137,10 +137,18 @@ static void hex_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 
 static struct wb_list *hex_list(struct wb *wb) { return &V.l; }
 
+/* This view's own keys (wb.h: struct wb_binding). */
+static const struct wb_binding hex_keys[] = {
+	WB_KEY('n', "n", "next differing row (hex)", hex_key),
+	WB_KEY('N', "N", "previous differing row (hex)", hex_key),
+	{0},
+};
+
 const struct wb_view wb_view_hex = {
 	.name = "hex diff",
 	.hint = "n/N:next/prev difference Esc:back",
 	.load = hex_load,
 	.draw = hex_draw,
 	.list = hex_list,
+	.keys = hex_keys,
 };

@@ -128,7 +128,7 @@ static void levels_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 
 static struct wb_list *levels_list(struct wb *wb) { return V.right ? &V.st : &V.lv; }
 
-void wb_levels_key(struct wb *wb, int key)
+static void levels_key(struct wb *wb, int key)
 {
 	if (key == '\t')
 		V.right = !V.right;
@@ -154,6 +154,16 @@ static void levels_activate(struct wb *wb)
 	}
 }
 
+/* This view's own keys (wb.h: struct wb_binding). */
+static const struct wb_binding levels_keys[] = {
+	WB_KEY('\t', "Tab", "switch between the levels and the states of a level", levels_key),
+	WB_KEY(KEY_RIGHT, "Right l", "into the states of the level (levels)", levels_key),
+	WB_KEY('l', NULL, NULL, levels_key),
+	WB_KEY(KEY_LEFT, "Left h", "back to the levels (levels)", levels_key),
+	WB_KEY('h', NULL, NULL, levels_key),
+	{0},
+};
+
 const struct wb_view wb_view_levels = {
 	.name = "states by level",
 	.hint = "Tab:levels/states Enter:open 1:list 3:tree",
@@ -161,4 +171,5 @@ const struct wb_view wb_view_levels = {
 	.draw = levels_draw,
 	.list = levels_list,
 	.activate = levels_activate,
+	.keys = levels_keys,
 };

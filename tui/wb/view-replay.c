@@ -73,7 +73,7 @@ static void replay_to(struct wb *wb, size_t steps)
 	}
 }
 
-void wb_replay_key(struct wb *wb, int key)
+static void replay_key(struct wb *wb, int key)
 {
 	if (!V.have)
 		return;
@@ -179,10 +179,21 @@ static void replay_activate(struct wb *wb)
 	wb_go(wb, WB_V_STATE);
 }
 
+/* This view's own keys (wb.h: struct wb_binding). */
+static const struct wb_binding replay_keys[] = {
+	WB_KEY(KEY_RIGHT, "Right l", "re-execute one more step on the live target (replay)", replay_key),
+	WB_KEY('l', NULL, NULL, replay_key),
+	WB_KEY(KEY_LEFT, "Left h", "step back (replay)", replay_key),
+	WB_KEY('h', NULL, NULL, replay_key),
+	WB_KEY('x', "x", "re-execute the whole counterexample (replay)", replay_key),
+	{0},
+};
+
 const struct wb_view wb_view_replay = {
 	.name = "counterexample",
 	.hint = "Right/l:replay a step Left/h:back x:all Enter:state",
 	.draw = replay_draw,
 	.list = replay_list,
 	.activate = replay_activate,
+	.keys = replay_keys,
 };

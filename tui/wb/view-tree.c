@@ -116,7 +116,7 @@ static void close_row(size_t i)
 	V.l.n = V.n;
 }
 
-void wb_tree_key(struct wb *wb, int key)
+static void tree_key(struct wb *wb, int key)
 {
 	if (V.l.cur >= V.n)
 		return;
@@ -164,6 +164,15 @@ static void tree_activate(struct wb *wb)
 	}
 }
 
+/* This view's own keys (wb.h: struct wb_binding). */
+static const struct wb_binding tree_keys[] = {
+	WB_KEY(KEY_RIGHT, "Right l", "expand the node (tree)", tree_key),
+	WB_KEY('l', NULL, NULL, tree_key),
+	WB_KEY(KEY_LEFT, "Left h", "collapse the node, or go to its parent (tree)", tree_key),
+	WB_KEY('h', NULL, NULL, tree_key),
+	{0},
+};
+
 const struct wb_view wb_view_tree = {
 	.name = "shortest-trace tree",
 	.hint = "Right:open Left:close Enter:state 1:list 2:levels",
@@ -171,4 +180,5 @@ const struct wb_view wb_view_tree = {
 	.draw = tree_draw,
 	.list = tree_list,
 	.activate = tree_activate,
+	.keys = tree_keys,
 };

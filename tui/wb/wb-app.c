@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "cli/cmd.h"
 #include "proc/proc.h"
 #include "util.h"
@@ -356,19 +357,9 @@ void wb_session_close(struct wb *wb)
 
 const struct wb_view *wb_view(enum wb_view_id v)
 {
-	static const struct wb_view *const views[WB_V__COUNT] = {
-		[WB_V_LIST] = &wb_view_list,
-		[WB_V_LEVELS] = &wb_view_levels,
-		[WB_V_TREE] = &wb_view_tree,
-		[WB_V_STATE] = &wb_view_state,
-		[WB_V_VIOLS] = &wb_view_viols,
-		[WB_V_REPLAY] = &wb_view_replay,
-		[WB_V_COMPARE] = &wb_view_compare,
-		[WB_V_HEX] = &wb_view_hex,
-		[WB_V_GRAPH] = &wb_view_graph,
-		[WB_V_ALLOC] = &wb_view_alloc,
-		[WB_V_RUNS] = &wb_view_runs,
-		[WB_V_HELP] = &wb_view_help,
-	};
+#define WB_VIEW_ENTRY_(id, name) [WB_V_##id] = &wb_view_##name,
+	static const struct wb_view *const views[WB_V__COUNT] = {WB_VIEWS(WB_VIEW_ENTRY_)};
+#undef WB_VIEW_ENTRY_
+	CMC_ASSERT(v < WB_V__COUNT);
 	return views[v];
 }

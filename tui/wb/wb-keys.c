@@ -1,12 +1,14 @@
 /*
- * wb-keys.c — every key the workbench answers, in one table (as htop's
- * Action_setBindings), and the actions that are not any one view's.  The
- * help view (`?`) is generated from this table, so a key that is not here
- * does not exist.
+ * wb-keys.c — the keys common to every view, in one table (as htop's
+ * Action_setBindings), and their actions; each view declares its own keys
+ * in its file (struct wb_view.keys).  wb_keys() joins them in one list
+ * that both the key lookup and the help view (`?`) read, so a key that is
+ * not in a table does not exist and the help cannot drift from it.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "wb.h"
 
 #define CTRL(c) ((c) & 0x1f)
@@ -185,86 +187,77 @@ static void k_expand(struct wb *wb, int key)
 	wb_submit(wb, WB_J_EXPAND, wb->cur, NULL, 0);
 }
 
-/* View-specific actions live with their views. */
-void wb_tree_key(struct wb *wb, int key);
-void wb_levels_key(struct wb *wb, int key);
-void wb_replay_key(struct wb *wb, int key);
-void wb_compare_key(struct wb *wb, int key);
-void wb_hex_key(struct wb *wb, int key);
-void wb_render_key(struct wb *wb, int key);
-
-#define V(x) WB_VBIT(WB_V_##x)
-
-const struct wb_binding wb_bindings[] = {
-	/* view-specific first: they take precedence */
-	{KEY_RIGHT, V(TREE), "Right l", "expand the node (tree)", wb_tree_key},
-	{'l', V(TREE), NULL, NULL, wb_tree_key},
-	{KEY_LEFT, V(TREE), "Left h", "collapse the node, or go to its parent (tree)", wb_tree_key},
-	{'h', V(TREE), NULL, NULL, wb_tree_key},
-	{'\t', V(LEVELS), "Tab", "switch between the levels and the states of a level", wb_levels_key},
-	{KEY_RIGHT, V(LEVELS), "Right l", "into the states of the level (levels)", wb_levels_key},
-	{'l', V(LEVELS), NULL, NULL, wb_levels_key},
-	{KEY_LEFT, V(LEVELS), "Left h", "back to the levels (levels)", wb_levels_key},
-	{'h', V(LEVELS), NULL, NULL, wb_levels_key},
-	{KEY_RIGHT, V(REPLAY), "Right l", "re-execute one more step on the live target (replay)", wb_replay_key},
-	{'l', V(REPLAY), NULL, NULL, wb_replay_key},
-	{KEY_LEFT, V(REPLAY), "Left h", "step back (replay)", wb_replay_key},
-	{'h', V(REPLAY), NULL, NULL, wb_replay_key},
-	{'x', V(REPLAY), "x", "re-execute the whole counterexample (replay)", wb_replay_key},
-	{'m', V(COMPARE), "m", "mark the selected raw variant for the hex diff (compare)", wb_compare_key},
-	{'d', V(COMPARE), "d", "hex diff of the two marked raw variants (compare)", wb_compare_key},
-	{'n', V(HEX), "n", "next differing row (hex)", wb_hex_key},
-	{'N', V(HEX), "N", "previous differing row (hex)", wb_hex_key},
-	{'w', 0, "w", "render this view's graph to SVG through Graphviz", wb_render_key},
-
-	/* everywhere */
-	{'?', 0, "? F1", "this list of keys", k_view},
-	{KEY_F(1), 0, NULL, NULL, k_view},
-	{'q', 0, "q", "quit (a running search is stopped and stored)", k_quit},
-	{KEY_ESC, 0, "Esc <", "back to the previous view", k_back},
-	{'<', 0, NULL, NULL, k_back},
-	{KEY_UP, 0, "Up k", "move up", k_move},
-	{'k', 0, NULL, NULL, k_move},
-	{KEY_DOWN, 0, "Down j", "move down", k_move},
-	{'j', 0, NULL, NULL, k_move},
-	{KEY_PPAGE, 0, "PgUp ^B", "page up", k_move},
-	{CTRL('b'), 0, NULL, NULL, k_move},
-	{KEY_NPAGE, 0, "PgDn ^F Space", "page down", k_move},
-	{CTRL('f'), 0, NULL, NULL, k_move},
-	{' ', 0, NULL, NULL, k_move},
-	{KEY_HOME, 0, "Home g", "first row", k_move},
-	{'g', 0, NULL, NULL, k_move},
-	{KEY_END, 0, "End G", "last row", k_move},
-	{'G', 0, NULL, NULL, k_move},
-	{'\n', 0, "Enter", "open the selected row (in a state: take the operation)", k_activate},
-	{'\r', 0, NULL, NULL, k_activate},
-	{KEY_ENTER, 0, NULL, NULL, k_activate},
-	{KEY_RIGHT, 0, NULL, NULL, k_activate},
-	{'1', 0, "1", "states in discovery order", k_view},
-	{'2', 0, "2", "states by BFS level", k_view},
-	{'3', 0, "3", "the shortest-trace tree", k_view},
-	{'s', 0, "s", "the current state whole (operations to step by hand)", k_view},
-	{'v', 0, "v", "violations", k_view},
-	{'c', 0, "c", "raw against canonical states", k_view},
-	{'n', 0, "n", "the neighbourhood graph of the current state", k_view},
-	{'a', 0, "a", "allocator invariants and chunk map of the current state", k_view},
-	{'u', 0, "u", "runs in the database (Enter picks one)", k_view},
-	{'/', 0, "/", "jump to a state by id or fingerprint prefix", k_jump},
-	{'b', 0, "b", "back to the previously visited state", k_prev_state},
-	{'e', 0, "e", "expand the current state by hand (all operations)", k_expand},
-	{'r', 0, "r", "run the search (resume it when paused)", k_run},
-	{'R', 0, "R", "run the search from the current state", k_run},
-	{'p', 0, "p", "pause the running search", k_pause},
-	{'S', 0, "S", "simulate: 100 random walks from the initial states", k_simulate},
-	{'o', 0, "o", "switch BFS/DFS: ends this run, begins a new one in the other order", k_order},
-	{CTRL('l'), 0, "^L", "redraw the screen", k_redraw},
-	{0, 0, NULL, NULL, NULL},
+/* The common keys; a view's own (struct wb_view.keys) come before them. */
+static const struct wb_binding common_keys[] = {
+	WB_KEY('?', "? F1", "this list of keys", k_view),
+	WB_KEY(KEY_F(1), NULL, NULL, k_view),
+	WB_KEY('q', "q", "quit (a running search is stopped and stored)", k_quit),
+	WB_KEY(KEY_ESC, "Esc <", "back to the previous view", k_back),
+	WB_KEY('<', NULL, NULL, k_back),
+	WB_KEY(KEY_UP, "Up k", "move up", k_move),
+	WB_KEY('k', NULL, NULL, k_move),
+	WB_KEY(KEY_DOWN, "Down j", "move down", k_move),
+	WB_KEY('j', NULL, NULL, k_move),
+	WB_KEY(KEY_PPAGE, "PgUp ^B", "page up", k_move),
+	WB_KEY(CTRL('b'), NULL, NULL, k_move),
+	WB_KEY(KEY_NPAGE, "PgDn ^F Space", "page down", k_move),
+	WB_KEY(CTRL('f'), NULL, NULL, k_move),
+	WB_KEY(' ', NULL, NULL, k_move),
+	WB_KEY(KEY_HOME, "Home g", "first row", k_move),
+	WB_KEY('g', NULL, NULL, k_move),
+	WB_KEY(KEY_END, "End G", "last row", k_move),
+	WB_KEY('G', NULL, NULL, k_move),
+	WB_KEY('\n', "Enter", "open the selected row (in a state: take the operation)", k_activate),
+	WB_KEY('\r', NULL, NULL, k_activate),
+	WB_KEY(KEY_ENTER, NULL, NULL, k_activate),
+	WB_KEY(KEY_RIGHT, NULL, NULL, k_activate),
+	WB_KEY('1', "1", "states in discovery order", k_view),
+	WB_KEY('2', "2", "states by BFS level", k_view),
+	WB_KEY('3', "3", "the shortest-trace tree", k_view),
+	WB_KEY('s', "s", "the current state whole (operations to step by hand)", k_view),
+	WB_KEY('v', "v", "violations", k_view),
+	WB_KEY('c', "c", "raw against canonical states", k_view),
+	WB_KEY('n', "n", "the neighbourhood graph of the current state", k_view),
+	WB_KEY('a', "a", "allocator invariants and chunk map of the current state", k_view),
+	WB_KEY('u', "u", "runs in the database (Enter picks one)", k_view),
+	WB_KEY('/', "/", "jump to a state by id or fingerprint prefix", k_jump),
+	WB_KEY('b', "b", "back to the previously visited state", k_prev_state),
+	WB_KEY('e', "e", "expand the current state by hand (all operations)", k_expand),
+	WB_KEY('r', "r", "run the search (resume it when paused)", k_run),
+	WB_KEY('R', "R", "run the search from the current state", k_run),
+	WB_KEY('p', "p", "pause the running search", k_pause),
+	WB_KEY('S', "S", "simulate: 100 random walks from the initial states", k_simulate),
+	WB_KEY('o', "o", "switch BFS/DFS: ends this run, begins a new one in the other order", k_order),
+	WB_KEY(CTRL('l'), "^L", "redraw the screen", k_redraw),
+	{0},
 };
+
+#define MAX_KEYS 128
+
+size_t wb_keys(const struct wb_key_entry **out)
+{
+	/* Built on first use, on the UI thread, from const tables. */
+	static struct wb_key_entry all[MAX_KEYS];
+	static size_t n;
+	if (!n) {
+		for (int v = 0; v <= WB_V__COUNT; v++) {
+			const struct wb_binding *t = v < WB_V__COUNT ? wb_view((enum wb_view_id)v)->keys : common_keys;
+			for (; t && t->fn; t++) {
+				CMC_ASSERT(n < MAX_KEYS);
+				all[n++] = (struct wb_key_entry){t, (enum wb_view_id)v};
+			}
+		}
+	}
+	*out = all;
+	return n;
+}
 
 const struct wb_binding *wb_binding_find(int key, enum wb_view_id v)
 {
-	for (const struct wb_binding *b = wb_bindings; b->fn; b++)
-		if (b->key == key && (b->views == 0 || (b->views & WB_VBIT(v))))
-			return b;
+	const struct wb_key_entry *e;
+	size_t n = wb_keys(&e);
+	for (size_t i = 0; i < n; i++)
+		if (e[i].b->key == key && (e[i].owner == WB_V__COUNT || e[i].owner == v || e[i].b->everywhere))
+			return e[i].b;
 	return NULL;
 }

@@ -1,6 +1,7 @@
 /*
  * wb.h — the ncurses workbench (`cmc tui`): its application state, the view
- * interface, the key table and the worker thread that runs the engine.
+ * interface and the views table, keys, and the worker thread that runs the
+ * engine.
  *
  * Threads.  The UI thread owns ncurses and every field marked "UI"; it
  * never blocks on the engine.  The worker thread owns the search and the
@@ -12,9 +13,9 @@
  * hand show at once; during a search they show as the writer commits.
  *
  * Files: wb-app.c (session open/close, state shared by views), wb-worker.c
- * (jobs), wb-keys.c (the one key table and its actions), wb-loop.c (the
+ * (jobs), wb-keys.c (the common keys and their actions), wb-loop.c (the
  * event loop, dirty flags, one doupdate), wb-draw.c (escaping and drawing
- * helpers), view-*.c (one file per view).
+ * helpers), view-*.c (one file per view, with its own keys).
  */
 #ifndef CMC_TUI_WB_H
 #define CMC_TUI_WB_H
@@ -29,22 +30,28 @@
 
 /* ---- views --------------------------------------------------------------- */
 
-enum wb_view_id {
-	WB_V_LIST,      /* states by discovery */
-	WB_V_LEVELS,    /* states by BFS level */
-	WB_V_TREE,      /* the shortest-trace tree */
-	WB_V_STATE,     /* one state whole; step by hand from it */
-	WB_V_VIOLS,     /* violations */
-	WB_V_REPLAY,    /* a counterexample, replayed step by step */
-	WB_V_COMPARE,   /* canonical states and their raw variants */
-	WB_V_HEX,       /* two raw snapshots side by side */
-	WB_V_GRAPH,     /* neighbourhood of the current state */
-	WB_V_ALLOC,     /* allocator invariants and chunk map */
-	WB_V_RUNS,      /* runs in the database */
-	WB_V_HELP,      /* every key from the key table */
-	WB_V__COUNT
-};
-#define WB_VBIT(v) (1u << (v))
+/* The views, one line each: its id (WB_V_ID) and its struct (wb_view_NAME,
+ * defined in view-NAME.c).  This list is the only one: the ids, the
+ * lookup (wb_view()) and the order in which the help view lists the
+ * views' own keys all come from it, so a new view is its file and one
+ * line here.  Ids name views for wb_go(); their values mean nothing. */
+#define WB_VIEWS(X)                                                          \
+	X(LIST, list)       /* states by discovery */                        \
+	X(TREE, tree)       /* the shortest-trace tree */                    \
+	X(LEVELS, levels)   /* states by BFS level */                        \
+	X(STATE, state)     /* one state whole; step by hand from it */      \
+	X(VIOLS, viols)     /* violations */                                 \
+	X(REPLAY, replay)   /* a counterexample, replayed step by step */    \
+	X(COMPARE, compare) /* canonical states and their raw variants */    \
+	X(HEX, hex)         /* two raw snapshots side by side */             \
+	X(GRAPH, graph)     /* neighbourhood of the current state */         \
+	X(ALLOC, alloc)     /* allocator invariants and chunk map */         \
+	X(RUNS, runs)       /* runs in the database */                       \
+	X(HELP, help)       /* every key */
+
+#define WB_VIEW_ID_(id, name) WB_V_##id,
+enum wb_view_id { WB_VIEWS(WB_VIEW_ID_) WB_V__COUNT };
+#undef WB_VIEW_ID_
 
 /* A scrollable list: 0 <= top <= cur < n, or n == 0 and cur == top == 0. */
 struct wb_list {
@@ -63,25 +70,42 @@ struct wb_view {
 	struct wb_list *(*list)(struct wb *wb);
 	/* Enter on the selected row; may be NULL. */
 	void (*activate)(struct wb *wb);
+	/* The keys this view answers beyond the common ones (wb-keys.c),
+	 * declared in the view's file; ended by an entry with fn NULL.  NULL:
+	 * none. */
+	const struct wb_binding *keys;
 };
 
-extern const struct wb_view wb_view_list, wb_view_levels, wb_view_tree, wb_view_state,
-	wb_view_viols, wb_view_replay, wb_view_compare, wb_view_hex, wb_view_graph,
-	wb_view_alloc, wb_view_runs, wb_view_help;
+#define WB_VIEW_DECL_(id, name) extern const struct wb_view wb_view_##name;
+WB_VIEWS(WB_VIEW_DECL_)
+#undef WB_VIEW_DECL_
 const struct wb_view *wb_view(enum wb_view_id v);
 
-/* ---- the key table (wb-keys.c) ------------------------------------------- */
+/* ---- keys (wb-keys.c) ------------------------------------------------------ */
 
+/* One key.  A row of the help is an entry with a keyname; entries with
+ * keyname NULL are more keys for the row above (same fn). */
 struct wb_binding {
 	int key;
-	unsigned views;      /* WB_VBIT mask where it applies; 0: everywhere */
-	const char *keyname; /* as shown in help */
+	const char *keyname; /* as shown in help; NULL: not a row of its own */
 	const char *help;
 	void (*fn)(struct wb *wb, int key);
+	bool everywhere;     /* in a view's table: answered in every view, not
+				only in its own (w renders any view's picture) */
 };
-/* The table, ended by an entry with fn NULL.  View-specific entries come
- * before global ones with the same key, so they take precedence. */
-extern const struct wb_binding wb_bindings[];
+#define WB_KEY(k, name, h, f) {.key = (k), .keyname = (name), .help = (h), .fn = (f)}
+
+/* Every binding, in the order a key is looked up and the help lists them:
+ * each view's own table (views in WB_VIEWS order), then the common keys.
+ * owner: the view whose table holds it, WB_V__COUNT for a common key.
+ * A key pressed in view v runs the first entry with that key that is
+ * common, everywhere, or owned by v; so a view's key takes precedence over
+ * a common one.  Returns the count; *out stays valid. */
+struct wb_key_entry {
+	const struct wb_binding *b;
+	enum wb_view_id owner;
+};
+size_t wb_keys(const struct wb_key_entry **out);
 const struct wb_binding *wb_binding_find(int key, enum wb_view_id v);
 
 /* ---- jobs for the worker (wb-worker.c) ----------------------------------- */
