@@ -118,7 +118,12 @@ $(CMC): $(call obj,$(TUI_SRC)) $(LIBS_ALL)
 
 $(B)/tests/%: tests/unit/%.c $(LIBS_ALL) $(B)/config.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(UNIT_OBJS) $(LIBS_ALL) $(LDLIBS_ALL)
+
+# A unit test over a workbench part that needs no curses links its object.
+$(B)/tests/t4-list: UNIT_OBJS := $(call obj,tui/wb/wb-list.c)
+$(B)/tests/t4-list: CFLAGS_ALL += -Itui
+$(B)/tests/t4-list: $(call obj,tui/wb/wb-list.c)
 
 # Models as loadable shared objects too, to test the loader.  One that
 # runs the allocator (alloc.c) takes the layout's PIC objects from the

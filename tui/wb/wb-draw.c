@@ -101,24 +101,6 @@ void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)
 	wattrset(w, A_NORMAL);
 }
 
-void wb_list_clamp(struct wb_list *l, size_t rows)
-{
-	if (l->n == 0) {
-		l->cur = l->top = 0;
-		return;
-	}
-	if (rows == 0)
-		rows = 1;
-	if (l->cur >= l->n)
-		l->cur = l->n - 1;
-	if (l->cur < l->top)
-		l->top = l->cur;
-	if (l->cur >= l->top + rows)
-		l->top = l->cur - rows + 1;
-	if (l->top + rows > l->n)
-		l->top = l->n > rows ? l->n - rows : 0;
-}
-
 char *wb_fp_short(eng_fp fp, char buf[16])
 {
 	if (eng_fp_zero(fp)) {

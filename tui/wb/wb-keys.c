@@ -24,27 +24,14 @@ static void k_move(struct wb *wb, int key)
 		return;
 	int rows = wb->body ? getmaxy(wb->body) : 20;
 	size_t page = rows > 2 ? (size_t)rows - 1 : 1;
+	CMC_ASSERT_INTERNAL(wb_list_is_valid(l, 0));
 	switch (key) {
-	case KEY_UP: case 'k':
-		if (l->cur > 0)
-			l->cur--;
-		break;
-	case KEY_DOWN: case 'j':
-		if (l->cur + 1 < l->n)
-			l->cur++;
-		break;
-	case KEY_PPAGE: case CTRL('b'):
-		l->cur = l->cur > page ? l->cur - page : 0;
-		break;
-	case KEY_NPAGE: case CTRL('f'): case ' ':
-		l->cur = l->cur + page < l->n ? l->cur + page : l->n - 1;
-		break;
-	case KEY_HOME: case 'g':
-		l->cur = 0;
-		break;
-	case KEY_END: case 'G':
-		l->cur = l->n - 1;
-		break;
+	case KEY_UP: case 'k': wb_list_move(l, WB_LIST_UP, page); break;
+	case KEY_DOWN: case 'j': wb_list_move(l, WB_LIST_DOWN, page); break;
+	case KEY_PPAGE: case CTRL('b'): wb_list_move(l, WB_LIST_PAGE_UP, page); break;
+	case KEY_NPAGE: case CTRL('f'): case ' ': wb_list_move(l, WB_LIST_PAGE_DOWN, page); break;
+	case KEY_HOME: case 'g': wb_list_move(l, WB_LIST_FIRST, page); break;
+	case KEY_END: case 'G': wb_list_move(l, WB_LIST_LAST, page); break;
 	}
 	wb->dirty = true;
 }

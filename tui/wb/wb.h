@@ -27,6 +27,7 @@
 
 #include "cmc.h"
 #include "store.h"
+#include "wb-list.h"
 
 /* ---- views --------------------------------------------------------------- */
 
@@ -52,11 +53,6 @@
 #define WB_VIEW_ID_(id, name) WB_V_##id,
 enum wb_view_id { WB_VIEWS(WB_VIEW_ID_) WB_V__COUNT };
 #undef WB_VIEW_ID_
-
-/* A scrollable list: 0 <= top <= cur < n, or n == 0 and cur == top == 0. */
-struct wb_list {
-	size_t n, cur, top;
-};
 
 struct wb;
 struct wb_view {
@@ -286,8 +282,6 @@ void wb_fit_tail(char *s, size_t width);
  * text only (escape first). */
 void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
-/* Keep a list's cursor visible in `rows` rows. */
-void wb_list_clamp(struct wb_list *l, size_t rows);
 /* 12 hex digits of a fingerprint ("-" for zero). */
 char *wb_fp_short(eng_fp fp, char buf[16]);
 const char *wb_status_name(int status);
