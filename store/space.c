@@ -1,7 +1,7 @@
 /*
  * space.c — runs.space: what decides a run's state space, as the command
  * that wrote it resolved it (bounds, hash mode, overrides, a hash of the
- * scenario or model text; see tui/checkstore.c), so that --resume can
+ * scenario or model text; see tui/cli/checkstore.c), so that --resume can
  * refuse to continue a run under other settings.  Opaque text here.
  */
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 # terminal's window title), a bad scenario line holding raw escape bytes,
 # and `cmc replay --file` with a trace file so named, each under both
 # executors.  cmc's stdout and stderr carry no control byte but newline and
-# tab (tui/escape.c filters both streams), and --json stays valid JSON with
+# tab (tui/cli/escape.c filters both streams), and --json stays valid JSON with
 # the bytes \u-escaped.
 . "$(dirname "$0")/test-lib.sh"
 

@@ -201,7 +201,7 @@ static bool take(pid_t pid, pid_t pgid, struct proc_obs *obs)
 	return false;
 }
 
-/* One of the signals cmc's handler looks at (tui/signals.c) is on its
+/* One of the signals cmc's handler looks at (tui/cli/signals.c) is on its
  * way: pending for the process, or in the handler now.  sigpending()
  * cannot say (it reports blocked signals only): the process's shared
  * pending set is ShdPnd in /proc/self/status, where kill() puts them. */
