@@ -138,7 +138,7 @@ static void break_list(void *arg)
 
 static void break_then_move(void *arg)
 {
-	struct wb_list l = {10, 10, 0}; /* selection past the count */
+	struct wb_list l = {10, 5, 10}; /* top past the count: a move does not mend it */
 	wb_list_move(&l, WB_LIST_UP, 1);
 }
 
@@ -157,7 +157,7 @@ static void broken(void)
 		aborts(break_list, &how, rule[how], d);
 	}
 #if CMC_CHECK >= 3
-	aborts(break_then_move, NULL, "wb_list selection", "CHECK=3: a move on a broken list");
+	aborts(break_then_move, NULL, "wb_list scroll: top 10 beyond", "CHECK=3: a move on a broken list");
 #else
 	(void)break_then_move;
 	printf("ok %d - CHECK=3: a move on a broken list # SKIP built with CHECK=%d\n", ++tap_n, CMC_CHECK);
