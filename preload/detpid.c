@@ -21,7 +21,7 @@
  * as if that process ignored it; a pidfd for one of them is refused
  * (EPERM), so pidfd_send_signal cannot reach it either.  A raw system call
  * bypasses all this: as root, the run's PID namespace is what keeps such a
- * signal inside (engine/proc_pids.c; share/scenario.md, "Containment").
+ * signal inside (engine/proc/pids.c; share/scenario.md, "Containment").
  *
  *   getpid, getppid, getpgrp, getpgid, getsid     the ids above
  *   kill, killpg, sigqueue, tgkill, pidfd_open    signals, mapped as above
@@ -65,7 +65,7 @@ PL_EXPORT pid_t getpid(void)
 }
 
 /* Off, the real parent, except that a parent outside the target's PID
- * namespace (cmc, as root: engine/proc_pids.c) is 0 to the kernel, and
+ * namespace (cmc, as root: engine/proc/pids.c) is 0 to the kernel, and
  * kill(getppid(), sig) would then signal the target's own group: it is
  * shown 1, the namespace's init, which ignores what it is sent from
  * inside. */

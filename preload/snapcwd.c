@@ -1,6 +1,6 @@
 /*
  * snapcwd.c — a fork snapshot's child gets a working directory of its own
- * (engine/proc_scratch.c makes the copy, cmc_region.h section 5
+ * (engine/proc/scratch.c makes the copy, cmc_region.h section 5
  * carries its path in the FORK message).  In the child, inside the
  * snapshot's signal handler: a mount namespace of its own, the copy
  * mounted where its origin's directory was, the files the program holds

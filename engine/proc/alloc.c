@@ -1,7 +1,7 @@
 /*
  * alloc.c — the allocator's invariants on every explored state: hands
  * the target's heap window (read-only bytes cmc already copied out of the
- * target) to the pool validators of preload/pool_check.c, compiled into
+ * target) to the pool validators of preload/layout/pool_check.c, compiled into
  * libcmc, and records per-invariant status in the observation.
  *
  * The window is untrusted target memory; the validators bound every read.

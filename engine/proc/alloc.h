@@ -1,6 +1,6 @@
 /*
  * alloc.h — the process executor's allocator check (alloc.c):
- * the pool allocator's validators (preload/pool_check.c) run on the
+ * the pool allocator's validators (preload/layout/pool_check.c) run on the
  * target's heap region after every quiescent operation.  Private to
  * engine/proc/.
  */

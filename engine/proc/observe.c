@@ -6,7 +6,7 @@
  * proc_obs, the buffers an observation lives in.
  *
  * Everything read here is untrusted: the region header is validated against
- * its invariants (preload/cmc_region.h) before its offsets are used, memory
+ * its invariants (preload/layout/cmc_region.h) before its offsets are used, memory
  * is read with pread on /proc/PID/mem (a bad address is an error, not a
  * crash), and what is kept is capped (raw-cap; the fingerprint still covers
  * the whole window and ENG_OBS_RAW_OVER reports the cut copy).

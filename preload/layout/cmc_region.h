@@ -313,7 +313,7 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          its first operation's input may be in its channel already, and
  *          the operation must run inside the jail.
  *          When cwd_src is not empty it is the child's own working
- *          directory (a copy of its origin's, engine/proc_scratch.c): the
+ *          directory (a copy of its origin's, engine/proc/scratch.c): the
  *          child, in a mount namespace of its own, mounts it on cwd_at
  *          (where its origin's is mounted) and, if its working directory
  *          was there, goes into it again; FORKED's flags then have
@@ -328,7 +328,7 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          after every answer, and on every child's new socket (before
  *          the FORK, and after GO), so that it is always there.
  * Every message from the target's end is checked by cmc against the
- * state of the exchange (engine/proc_snapmsg.c: whole, magic, a kind
+ * state of the exchange (engine/proc/snapmsg.c: whole, magic, a kind
  * allowed then, unused fields zero, no descriptors), and read after
  * every operation under either executor: anything but READY between
  * fork requests is a protocol fault of the state reached.  The program

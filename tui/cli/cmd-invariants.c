@@ -3,7 +3,7 @@
  * catalogue (preload/INVARIANTS.md) with each entry's verification status
  * DERIVED, not copied from the catalogue:
  *   runtime-checked  a validator with that id is compiled into cmc
- *                    (pool_invariants[], preload/pool_check.c);
+ *                    (pool_invariants[], preload/layout/pool_check.c);
  *   model-checked    a built-in self-check model (alloc, alloc-small; not the
  *                    planted-bug one) has an invariant named by that id;
  *   tested           a test file under tests/ carries an `@inv INV-N` marker;

@@ -9,7 +9,7 @@
  *
  * The same signal sent by one of cmc's targets (a program that kills its
  * parent, or every process it can find) is not the user's: it becomes a
- * `signal` fault of the operation that sent it (engine/proc_sigsrc.c) and
+ * `signal` fault of the operation that sent it (engine/proc/sigsrc.c) and
  * the search goes on.  Only a sender still there to be looked at can be
  * recognised (SA_SIGINFO's si_pid); any other is taken for the user.
  */
