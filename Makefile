@@ -37,7 +37,7 @@ endif
 
 WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 BASEFLAGS := -std=c11 -D_GNU_SOURCE -g $(OPT) $(WARN) -MMD -MP
-CFLAGS_ALL = $(BASEFLAGS) $(SANFLAGS) -DCMC_CHECK=$(CHECK) -Iengine -Istore -Iviz -Ipreload/layout -Ishare/include $(PKG_CFLAGS)
+CFLAGS_COMMON = $(BASEFLAGS) $(SANFLAGS) -DCMC_CHECK=$(CHECK) $(PKG_CFLAGS)
 LDLIBS_ALL = $(PKG_LIBS) -ldl -lpthread -lm
 
 # Discovered configuration: share/deps.sh installs what is missing, then the
@@ -66,7 +66,7 @@ LAYOUT_PIC_A = $(B)/libcmclayout-pic.a
 # included by folder ("proc/proc.h"); engine/proc/ is never an include path
 # (its limits.h would shadow <limits.h>).
 ENGINE_SRC := $(wildcard engine/*.c engine/proc/*.c)
-ENGINE_SRC += $(LAYOUT_SRC)
+LIBCMC_SRC := $(ENGINE_SRC) $(LAYOUT_SRC)
 STORE_SRC  := $(wildcard store/*.c)
 VIZ_SRC    := $(wildcard viz/*.c)
 MODEL_SRC  := $(wildcard share/models/*.c)
@@ -75,6 +75,70 @@ MODEL_SRC  := $(wildcard share/models/*.c)
 TUI_SRC    := $(wildcard tui/cli/*.c tui/wb/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
+
+# ---- layers: which library sees which headers -------------------------
+#
+# The arrows of DESIGN.md (tui -> viz -> store -> engine -> layout; the
+# preload stands alone) are enforced by include paths, not by convention.
+# Each library lists its public headers below; the build links them into
+# $(B)/include/LIB/FOLDER/NAME.h, and a library is compiled with its own
+# folder (its private headers, included plain) plus the $(B)/include/LIB of
+# itself and of each library below it, so across libraries an include
+# names the folder ("engine/cmc.h", "proc/proc.h", "layout/pool.h",
+# "store/store.h", "viz/viz.h") and a private header of another library
+# simply is not on the path.  Public headers include one another by that
+# folder-qualified name too, since they are read from $(B)/include.
+#
+# Symbolic links rather than copies: an error or a debugger points at the
+# one real file, nobody edits a stale copy, and make's dependency files
+# (which name the link) follow the link to the source's time.  Files stay
+# where they are, so history and the folders' own documents stay put.
+#
+#   engine  libcmc: the search and its frontends, process mode (engine/proc)
+#           public: cmc.h cmc_model.h (also installed), util.h (allocation
+#           that dies, the clock), check.h (the CHECK=N debug checks),
+#           labels.h (interning: the store keys labels the same way),
+#           proc/proc.h (process mode, for the command line)
+#   layout  preload/layout, the heap region shared by both sides: it sees
+#           nothing of the checker; the checker sees its public headers
+#   preload sees its own folder (layout as "layout/...", its subfolder) and
+#           share/include, never the checker
+#   store, viz: store.h, viz.h;  tui: nothing above it, so nothing public
+#   models  share/models are user code: they see the installed API as it is
+#           installed ($(B)/include/cmc: "cmc_model.h"), and layout
+#   tests   reach inside on purpose: INC_tests is the internal set
+# share/include (headers for targets) is on every path.
+# `make print-cflags-LIB` prints a library's flags (tests/t0006-layers.sh).
+ENGINE_PUB := $(addprefix $(B)/include/engine/engine/,cmc.h cmc_model.h util.h check.h labels.h) \
+	$(B)/include/engine/proc/proc.h
+LAYOUT_PUB := $(addprefix $(B)/include/layout/layout/,cmc_region.h pool.h)
+STORE_PUB  := $(B)/include/store/store/store.h
+VIZ_PUB    := $(B)/include/viz/viz/viz.h
+API_HDR    := cmc.h cmc_model.h
+API_PUB    := $(addprefix $(B)/include/cmc/,$(API_HDR))
+PUB_ALL    := $(ENGINE_PUB) $(LAYOUT_PUB) $(STORE_PUB) $(VIZ_PUB) $(API_PUB)
+
+LINK_PUB = @mkdir -p $(@D) && ln -sfr $< $@
+$(B)/include/engine/engine/%: engine/% ; $(LINK_PUB)
+$(B)/include/engine/proc/%: engine/proc/% ; $(LINK_PUB)
+$(B)/include/layout/layout/%: preload/layout/% ; $(LINK_PUB)
+$(B)/include/store/store/%: store/% ; $(LINK_PUB)
+$(B)/include/viz/viz/%: viz/% ; $(LINK_PUB)
+$(B)/include/cmc/%: engine/% ; $(LINK_PUB)
+
+pub = $(foreach l,$(1),-I$(B)/include/$(l))
+INC_layout := -Ipreload/layout
+INC_engine := -Iengine $(call pub,engine layout) -Ishare/include
+INC_store  := -Istore $(call pub,store engine layout) -Ishare/include
+INC_viz    := -Iviz $(call pub,viz store engine layout) -Ishare/include
+INC_tui    := -Itui $(call pub,viz store engine layout) -Ishare/include
+INC_models := $(call pub,cmc layout) -Ishare/include
+INC_tests  := -Iengine -Istore -Iviz -Ipreload/layout -Itests/unit $(call pub,viz store engine layout) -Ishare/include
+$(foreach l,layout engine store viz tui models tests,$(eval CFLAGS_$(l) = $$(CFLAGS_COMMON) $$(INC_$(l))))
+
+print-cflags-%:
+	@$(if $(filter undefined,$(origin CFLAGS_$*)),echo 'no library $*' >&2; exit 1,echo '$(CFLAGS_$*)')
+.PHONY: print-cflags-%
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
@@ -93,11 +157,18 @@ EXTRA_ALL :=
 .PHONY: all run test bench install clean fuzz check-deps valgrind
 all: $(CMC) $(LIBCMC) $(PRELOAD) $(UNIT_BIN) $(MODEL_SO) extra
 
-$(B)/obj/%.o: %.c $(B)/config.mk
+# Each object is compiled with its library's flags (CFLAGS_OBJ below).
+$(B)/obj/%.o: %.c $(B)/config.mk | $(PUB_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_OBJ) -c $< -o $@
+$(call obj,$(LAYOUT_SRC)): CFLAGS_OBJ = $(CFLAGS_layout)
+$(call obj,$(ENGINE_SRC)): CFLAGS_OBJ = $(CFLAGS_engine)
+$(call obj,$(STORE_SRC)): CFLAGS_OBJ = $(CFLAGS_store)
+$(call obj,$(VIZ_SRC)): CFLAGS_OBJ = $(CFLAGS_viz)
+$(call obj,$(TUI_SRC)): CFLAGS_OBJ = $(CFLAGS_tui)
+$(call obj,$(MODEL_SRC)): CFLAGS_OBJ = $(CFLAGS_models)
 
-$(LIBCMC): $(call obj,$(ENGINE_SRC))
+$(LIBCMC): $(call obj,$(LIBCMC_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 $(LIBSTORE): $(call obj,$(STORE_SRC))
@@ -112,31 +183,30 @@ $(LIBMODELS): $(call obj,$(MODEL_SRC))
 
 LIBS_ALL = $(LIBVIZ) $(LIBSTORE) $(LIBMODELS) $(LIBCMC)
 
-$(call obj,$(TUI_SRC)): CFLAGS_ALL += -Itui
 $(CMC): $(call obj,$(TUI_SRC)) $(LIBS_ALL)
-	$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $(call obj,$(TUI_SRC)) $(LIBS_ALL) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_tui) -rdynamic -o $@ $(call obj,$(TUI_SRC)) $(LIBS_ALL) $(LDLIBS_ALL)
 
-$(B)/tests/%: tests/unit/%.c $(LIBS_ALL) $(B)/config.mk
+$(B)/tests/%: tests/unit/%.c $(LIBS_ALL) $(B)/config.mk | $(PUB_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/unit -o $@ $< $(UNIT_OBJS) $(LIBS_ALL) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_tests) -o $@ $< $(UNIT_OBJS) $(LIBS_ALL) $(LDLIBS_ALL)
 
 # A unit test over a workbench part that needs no curses links its object.
 $(B)/tests/t4-list: UNIT_OBJS := $(call obj,tui/wb/wb-list.c)
-$(B)/tests/t4-list: CFLAGS_ALL += -Itui
+$(B)/tests/t4-list: CFLAGS_tests += -Itui
 $(B)/tests/t4-list: $(call obj,tui/wb/wb-list.c)
 
 # Models as loadable shared objects too, to test the loader.  One that
 # runs the allocator (alloc.c) takes the layout's PIC objects from the
 # archive, hidden inside the .so: cmc's own copies (-rdynamic) never
 # interpose.
-$(B)/models/%.so: share/models/%.c engine/cmc_model.h $(LAYOUT_PIC_A) $(B)/config.mk
+$(B)/models/%.so: share/models/%.c $(API_PUB) $(LAYOUT_PUB) $(LAYOUT_PIC_A) $(B)/config.mk
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -Iengine -Ipreload/layout -fPIC -shared -DCMC_MODEL_SO -o $@ $< $(LAYOUT_PIC_A)
+	$(CC) $(BASEFLAGS) $(INC_models) -fPIC -shared -DCMC_MODEL_SO -o $@ $< $(LAYOUT_PIC_A)
 
 # The preload is never sanitized: it is the allocator ASan would sit on.
 PRELOAD_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O2 $(WARN) -fPIC -fno-builtin-malloc \
-	-fno-stack-protector -ftls-model=initial-exec -fvisibility=hidden -Ipreload -Ipreload/layout \
-	-Ishare/include
+	-fno-stack-protector -ftls-model=initial-exec -fvisibility=hidden -Ipreload -Ishare/include
+CFLAGS_preload = $(PRELOAD_CFLAGS)
 $(B)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -MMD -MP -c $< -o $@
@@ -183,7 +253,7 @@ install: all
 	install -m 755 $(CMC) $(DESTDIR)$(PREFIX)/bin/cmc
 	install -m 644 $(LIBCMC) $(DESTDIR)$(PREFIX)/lib/libcmc.a
 	install -m 755 $(PRELOAD) $(DESTDIR)$(PREFIX)/lib/libcmc-preload.so
-	install -m 644 engine/cmc.h engine/cmc_model.h $(wildcard share/include/*.h) \
+	install -m 644 $(addprefix engine/,$(API_HDR)) $(wildcard share/include/*.h) \
 		$(DESTDIR)$(PREFIX)/include/cmc/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define CMC_VERSION "\(.*\)"/\1/p' engine/cmc.h)|g' \
 		share/cmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cmc.pc

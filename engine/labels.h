@@ -5,8 +5,9 @@
  * copy of each text and gives listeners that copy: a label pointer a
  * listener sees stays valid, with the same text, until the search is freed,
  * so a listener can key what it knows about a label by the pointer alone.
- * Private to libcmc and the store (which interns its own texts the same
- * way); a table is one thread's (not locked).
+ * Public to the libraries above (not installed) on purpose: the store keys
+ * labels by these pointers and interns its own texts the same way.  A
+ * table is one thread's (not locked).
  */
 #ifndef CMC_LABELS_H
 #define CMC_LABELS_H

@@ -1,7 +1,8 @@
 /*
  * util.h — small helpers shared by the engine's files: allocation that dies
  * with a message instead of returning NULL (callers never check), and a
- * monotonic clock.  Private to libcmc and its direct users (tui/, store/).
+ * monotonic clock.  Public to the libraries above (store, viz, tui) so
+ * they die the same way; not installed, not part of libcmc's API.
  */
 #ifndef CMC_UTIL_H
 #define CMC_UTIL_H

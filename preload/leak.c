@@ -26,7 +26,7 @@
 #include <sys/mman.h>
 
 #include "pl.h"
-#include "pool.h"
+#include "layout/pool.h"
 
 extern void *__libc_stack_end; /* ld.so: the stack pointer main was entered with */
 

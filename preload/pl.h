@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 
 #define PL_EXPORT __attribute__((visibility("default")))
 

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 
 /* Called once, right after the region is mapped and magic, version,
  * hdr_size, base, size and pid are written: sets data_off, used, alloc_kind

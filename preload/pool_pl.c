@@ -8,7 +8,7 @@
 
 #include "pl.h"
 #include "pl_alloc.h"
-#include "pool.h"
+#include "layout/pool.h"
 
 _Noreturn void pool_fail(struct cmc_region_hdr *h, uint32_t code, const char *what, uint64_t size,
 			 uint64_t align)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 struct gload {
 	store_graph *g;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 static void only_in(const store_graph *x, const store_graph *y, store_diff_side *out)
 {

@@ -26,7 +26,7 @@
 
 #include "internal.h"
 #include "handoff.h"
-#include "util.h"
+#include "engine/util.h"
 
 static void job_free(store *st, struct store_job *j)
 {

@@ -6,9 +6,9 @@
  */
 #include <stdlib.h>
 
-#include "check.h"
+#include "engine/check.h"
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 /*
  * Invariant (store_fpmap_is_valid()): cap a power of two, n * 2 <= cap;

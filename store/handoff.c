@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "handoff.h"
-#include "util.h"
+#include "engine/util.h"
 
 /* ---- the search thread ---------------------------------------------------- */
 

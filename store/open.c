@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "labels.h"
-#include "util.h"
+#include "engine/labels.h"
+#include "engine/util.h"
 
 /* Field 22 of /proc/PID/stat: start time in clock ticks since boot; -1
  * when the process is gone or a zombie (killed, not yet reaped). */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 static inline void put_u(struct store_buf *b, uint64_t v)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 static int step_err(store *st, sqlite3_stmt *s, const char *what)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 void store_buf_reserve(struct store_buf *b, size_t more)
 {

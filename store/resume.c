@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 struct load {
 	store_resume *r;

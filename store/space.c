@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 int store__space_write(store *st, int64_t run, const char *space)
 {

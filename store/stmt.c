@@ -14,7 +14,7 @@
 #include <sys/statvfs.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 #define RUN_COLS                                                                        \
 	"id, kind, name, source_path, options, version, search_order, status,"         \

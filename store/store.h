@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmc.h"
+#include "engine/cmc.h"
 
 #define STORE_SCHEMA_VERSION 6
 #define STORE_DEFAULT_PATH "cmc.db"

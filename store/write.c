@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "labels.h"
+#include "engine/labels.h"
 #include "handoff.h"
-#include "util.h"
+#include "engine/util.h"
 
 static double wall_now(void)
 {

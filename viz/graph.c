@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 #define SUMMARY_BYTES 24
 #define EDGE_LABEL_BYTES 24

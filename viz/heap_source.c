@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "internal.h"
-#include "pool.h"
-#include "util.h"
+#include "layout/pool.h"
+#include "engine/util.h"
 
 /*
  * A decoder fills h->chunks / h->n_chunks (and may set inv[].chunk and

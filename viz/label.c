@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 static void reserve(viz_buf *b, size_t more)
 {

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 /* Collapsing reads every state; past this many it is not attempted. */
 #define COLLAPSE_MAX_STATES 400000

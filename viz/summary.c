@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "util.h"
+#include "engine/util.h"
 
 #define PAGE 4096
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store.h"
+#include "store/store.h"
 
 /* Nodes dot lays out before the renderer switches to sfdp (dot takes ~3 s at
  * 1,000 state-graph nodes here). */

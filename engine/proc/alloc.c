@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pool.h"
+#include "layout/pool.h"
 #include "alloc.h"
 #include "util.h"
 

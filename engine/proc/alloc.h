@@ -7,7 +7,7 @@
 #ifndef CMC_PROC_ALLOC_H
 #define CMC_PROC_ALLOC_H
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 #include "target.h"
 
 /*

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 #include "exec.h"
 #include "target.h"
 #include "util.h"

@@ -23,7 +23,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 #include "alloc.h"
 #include "limits.h"
 #include "target.h"

@@ -8,7 +8,7 @@
 
 #include <sys/types.h>
 
-#include "cmc.h"
+#include "engine/cmc.h"
 
 /*
  * Parse the scenario at `path` and build its frontend.  The scenario's bounds

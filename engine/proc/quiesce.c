@@ -45,7 +45,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 #include "snapmsg.h"
 #include "target.h"
 #include "util.h"

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 #include "scenario.h"
 #include "util.h"
 

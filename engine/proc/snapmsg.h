@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 
 /* What cmc expects on a snapshot's socket. */
 enum proc_snap_phase {

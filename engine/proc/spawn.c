@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmc_region.h"
+#include "layout/cmc_region.h"
 #include "limits.h"
 #include "scratch.h"
 #include "target.h"

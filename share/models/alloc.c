@@ -31,7 +31,7 @@
 #include <string.h>
 
 #include "cmc_model.h"
-#include "pool.h"
+#include "layout/pool.h"
 
 static jmp_buf am_fail_jmp;
 

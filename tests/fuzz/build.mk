@@ -4,18 +4,19 @@
 # `all`).  Each runs FUZZ_SECONDS (default 60) over a scratch corpus under
 # $(B)/fuzz/ seeded from tests/fuzz/corpus/NAME/ (never written to); a crash
 # leaves $(B)/fuzz/crash-NAME-* and fails the target.  The store fuzzer
-# links the store's sources too (and SQLite).
+# links the store's sources too (and SQLite).  The fuzzers reach inside
+# the libraries, so they take the tests' internal include set (INC_tests).
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_NAMES := scenario record control model store snap
 FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
-	-Iengine -Istore -Ipreload/layout -Ishare/include $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
-FUZZ_ENGINE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(ENGINE_SRC))
+	$(INC_tests) $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
+FUZZ_ENGINE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIBCMC_SRC))
 FUZZ_STORE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(STORE_SRC))
 FUZZ_BIN := $(patsubst %,$(B)/fuzz/%-fuzzer,$(FUZZ_NAMES))
 
-$(B)/fuzz/obj/%.o: %.c
+$(B)/fuzz/obj/%.o: %.c | $(PUB_ALL)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 

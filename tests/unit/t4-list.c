@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "engine/check.h"
 #include "tap.h"
 #include "wb/wb-list.h"
 

@@ -2,7 +2,7 @@
 # hostile bytes into a store and reads rendered DOT back through cgraph.
 # Lives outside $(B)/tests/ so the runner does not take it for a test.
 VIZ_HELPER := $(B)/tests-helpers/t3-viz
-$(VIZ_HELPER): tests/viz/t3-viz.c $(LIBS_ALL) $(B)/config.mk
+$(VIZ_HELPER): tests/viz/t3-viz.c $(LIBS_ALL) $(B)/config.mk | $(PUB_ALL)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_tests) -o $@ $< $(LIBS_ALL) $(LDLIBS_ALL)
 EXTRA_ALL += $(VIZ_HELPER)

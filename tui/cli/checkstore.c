@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "storeargs.h"
-#include "util.h"
+#include "engine/util.h"
 
 struct tui_check_store {
 	store *st;

@@ -12,7 +12,7 @@
 #include "opts.h"
 #include "proc/proc.h"
 #include "storeargs.h"
-#include "util.h"
+#include "engine/util.h"
 
 extern const struct tui_cmd tui_cmd_check;
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "storeargs.h"
-#include "util.h"
+#include "engine/util.h"
 
 extern const struct tui_cmd tui_cmd_compare;
 

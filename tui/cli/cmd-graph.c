@@ -9,7 +9,7 @@
 
 #include "cmd.h"
 #include "opts.h"
-#include "viz.h"
+#include "viz/viz.h"
 
 extern const struct tui_cmd tui_cmd_graph;
 

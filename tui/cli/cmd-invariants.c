@@ -20,9 +20,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmc_model.h"
+#include "engine/cmc_model.h"
 #include "cmd.h"
-#include "pool.h"
+#include "layout/pool.h"
 
 #define INV_MAX 64
 

@@ -1,7 +1,7 @@
 /*
  * cmd-models.c — `cmc models`: the built-in step-function models.
  */
-#include "cmc_model.h"
+#include "engine/cmc_model.h"
 #include "cmd.h"
 
 static int models_exec(int argc, char **argv)

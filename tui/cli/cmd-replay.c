@@ -24,7 +24,7 @@
 
 #include "cmd.h"
 #include "proc/proc.h"
-#include "util.h"
+#include "engine/util.h"
 
 extern const struct tui_cmd tui_cmd_replay;
 

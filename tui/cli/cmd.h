@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cmc.h"
+#include "engine/cmc.h"
 #include "json.h"
 #include "opts.h"
 

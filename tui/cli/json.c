@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "check.h"
+#include "engine/check.h"
 
 #include "json.h"
 

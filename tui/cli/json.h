@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cmc.h"
+#include "engine/cmc.h"
 
 #define TUI_JSON_DEPTH 16
 

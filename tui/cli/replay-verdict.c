@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "util.h"
+#include "engine/util.h"
 
 /* "step N (LABEL)", the label escaped; step 0 is the initial state. */
 static void where(FILE *m, const eng_trace *t, size_t step)

@@ -9,7 +9,7 @@
 
 #include "cmd.h"
 #include "proc/proc.h"
-#include "util.h"
+#include "engine/util.h"
 
 struct viol {
 	char *property, *message;

@@ -9,7 +9,7 @@
 #define CMC_TUI_STOREARGS_H
 
 #include "cmd.h"
-#include "store.h"
+#include "store/store.h"
 
 /* The options they take, filled from c->options (storeopts.c);
  * operands start at optind. */

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cmc_model.h"
+#include "engine/cmc_model.h"
 #include "cmd.h"
 #include "proc/proc.h"
-#include "util.h"
+#include "engine/util.h"
 
 static const struct cmc_model *builtin(const char *name)
 {

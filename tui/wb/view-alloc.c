@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "viz.h"
+#include "viz/viz.h"
 #include "wb.h"
 
 static struct {

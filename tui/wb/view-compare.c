@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "engine/util.h"
 #include "wb.h"
 
 #define CMP_MAX_ROWS 100000

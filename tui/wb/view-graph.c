@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "viz.h"
+#include "viz/viz.h"
 #include "wb.h"
 
 static struct {

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "util.h"
+#include "engine/util.h"
 #include "wb.h"
 
 static struct {

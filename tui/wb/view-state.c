@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "engine/util.h"
 #include "wb.h"
 
 #define INFO_MAX 12

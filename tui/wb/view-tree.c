@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "engine/util.h"
 #include "wb.h"
 
 #define TREE_MAX_CHILDREN 4096

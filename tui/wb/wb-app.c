@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "engine/check.h"
 #include "cli/cmd.h"
 #include "proc/proc.h"
-#include "util.h"
+#include "engine/util.h"
 #include "wb.h"
 
 static char *owned_target; /* DB sessions: the run's scenario or model */

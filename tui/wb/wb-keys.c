@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "engine/check.h"
 #include "wb.h"
 
 #define CTRL(c) ((c) & 0x1f)

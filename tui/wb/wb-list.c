@@ -2,7 +2,7 @@
  * wb-list.c — the scrollable list (wb-list.h): moves, the layout for a
  * window, and the validator of its rules.
  */
-#include "check.h"
+#include "engine/check.h"
 #include "wb-list.h"
 
 bool wb_list_is_valid(const struct wb_list *l, size_t rows)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
-#include "util.h"
+#include "engine/util.h"
 #include "wb.h"
 
 /* ---- the listener: store writer under mu, plus progress ------------------ */

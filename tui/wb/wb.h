@@ -25,8 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cmc.h"
-#include "store.h"
+#include "engine/cmc.h"
+#include "store/store.h"
 #include "wb-list.h"
 
 /* ---- views --------------------------------------------------------------- */
