@@ -65,7 +65,8 @@ LAYOUT_PIC_A = $(B)/libcmclayout-pic.a
 # Process mode is a module of its own, engine/proc/: from outside it is
 # included by folder ("proc/proc.h"); engine/proc/ is never an include path
 # (its limits.h would shadow <limits.h>).
-ENGINE_SRC := $(wildcard engine/*.c engine/proc/*.c)
+ENGINE_CORE_SRC := $(wildcard engine/*.c)
+ENGINE_SRC := $(ENGINE_CORE_SRC) $(wildcard engine/proc/*.c)
 LIBCMC_SRC := $(ENGINE_SRC) $(LAYOUT_SRC)
 STORE_SRC  := $(wildcard store/*.c)
 VIZ_SRC    := $(wildcard viz/*.c)
@@ -135,6 +136,10 @@ INC_tui    := -Itui $(call pub,viz store engine layout) -Ishare/include
 INC_models := $(call pub,cmc layout) -Ishare/include
 INC_tests  := -Iengine -Istore -Iviz -Ipreload/layout -Itests/unit $(call pub,viz store engine layout) -Ishare/include
 $(foreach l,layout engine store viz tui models tests,$(eval CFLAGS_$(l) = $$(CFLAGS_COMMON) $$(INC_$(l))))
+# libcmc's own symbols are hidden unless its API marks them (CMC_API in
+# engine/cmc.h); see $(LIBCMC) below.
+CFLAGS_engine += -fvisibility=hidden
+CFLAGS_layout += -fvisibility=hidden
 
 print-cflags-%:
 	@$(if $(filter undefined,$(origin CFLAGS_$*)),echo 'no library $*' >&2; exit 1,echo '$(CFLAGS_$*)')
@@ -143,6 +148,7 @@ print-cflags-%:
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 
 LIBCMC   := $(B)/libcmc.a
+LIBCMC_INT := $(B)/libcmc-internal.a
 LIBSTORE := $(B)/libcmcstore.a
 LIBVIZ   := $(B)/libcmcviz.a
 LIBMODELS := $(B)/libcmcmodels.a
@@ -168,9 +174,23 @@ $(call obj,$(VIZ_SRC)): CFLAGS_OBJ = $(CFLAGS_viz)
 $(call obj,$(TUI_SRC)): CFLAGS_OBJ = $(CFLAGS_tui)
 $(call obj,$(MODEL_SRC)): CFLAGS_OBJ = $(CFLAGS_models)
 
-$(LIBCMC): $(call obj,$(LIBCMC_SRC))
+# Two archives.  The in-tree users (store, viz, tui, models, tests) link
+# libcmc-internal.a, every object with every global: hidden visibility
+# does not stop a static link.  The installed libcmc.a exports only the
+# API: its objects are linked into one (ld -r), then every hidden symbol
+# is made local to it, so a user sees the CMC_API functions of cmc.h and
+# nothing else (tests/t0003-install.sh lists them).  It holds the engine's
+# core (engine/*.c), all that the installed header reaches: process mode
+# (engine/proc, with the layout) has no installed header, and linked into
+# one object it would ask every user for pool_fail() (layout/pool.h).
+$(LIBCMC_INT): $(call obj,$(LIBCMC_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
+$(LIBCMC): $(call obj,$(ENGINE_CORE_SRC))
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(B)/libcmc.o $^
+	objcopy --localize-hidden $(B)/libcmc.o
+	rm -f $@; ar rcs $@ $(B)/libcmc.o
 $(LIBSTORE): $(call obj,$(STORE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
@@ -181,7 +201,7 @@ $(LIBMODELS): $(call obj,$(MODEL_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 
-LIBS_ALL = $(LIBVIZ) $(LIBSTORE) $(LIBMODELS) $(LIBCMC)
+LIBS_ALL = $(LIBVIZ) $(LIBSTORE) $(LIBMODELS) $(LIBCMC_INT)
 
 $(CMC): $(call obj,$(TUI_SRC)) $(LIBS_ALL)
 	$(CC) $(CFLAGS_tui) -rdynamic -o $@ $(call obj,$(TUI_SRC)) $(LIBS_ALL) $(LDLIBS_ALL)

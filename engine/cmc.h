@@ -28,6 +28,11 @@
 
 #define CMC_VERSION "0.1.0"
 
+/* What libcmc exports: the engine is compiled with hidden visibility and
+ * the installed libcmc.a keeps only the functions marked CMC_API (this
+ * header's), so its other globals cannot clash with a user's. */
+#define CMC_API __attribute__((visibility("default")))
+
 /* ---- fingerprints ------------------------------------------------------ */
 
 /* An XXH3-128 fingerprint.  The all-zero value means "absent". */
@@ -35,12 +40,12 @@ typedef struct eng_fp {
 	uint64_t hi, lo;
 } eng_fp;
 
-eng_fp eng_fp_of(const void *data, size_t len);
-eng_fp eng_fp_combine(eng_fp a, eng_fp b); /* identity of a pair (a, b) */
+CMC_API eng_fp eng_fp_of(const void *data, size_t len);
+CMC_API eng_fp eng_fp_combine(eng_fp a, eng_fp b); /* identity of a pair (a, b) */
 static inline bool eng_fp_eq(eng_fp a, eng_fp b) { return a.hi == b.hi && a.lo == b.lo; }
 static inline bool eng_fp_zero(eng_fp a) { return (a.hi | a.lo) == 0; }
 /* 32 lowercase hex digits and a NUL into buf (33 bytes). */
-char *eng_fp_hex(eng_fp fp, char buf[33]);
+CMC_API char *eng_fp_hex(eng_fp fp, char buf[33]);
 
 #define ENG_NO_STATE UINT32_MAX
 
@@ -175,7 +180,7 @@ typedef struct eng_trace {
 	eng_fp init_fp;            /* fingerprint of the initial state */
 } eng_trace;
 
-void eng_trace_free(eng_trace *t);
+CMC_API void eng_trace_free(eng_trace *t);
 
 /* ---- search ----------------------------------------------------------- */
 
@@ -199,7 +204,7 @@ typedef struct eng_opts {
 				    * faster (search.c, pool_wins) */
 } eng_opts;
 
-void eng_opts_default(eng_opts *o);
+CMC_API void eng_opts_default(eng_opts *o);
 
 /* Final and running counts, counted as TLC counts them (engine/search.c
  * keeps them; the TLC and SPIN comparisons are tests/t0050, t0150). */
@@ -306,9 +311,9 @@ typedef struct eng_listener {
 typedef struct eng_search eng_search;
 
 /* The search does not own the frontend. */
-eng_search *eng_search_new(eng_frontend *fe, const eng_opts *o);
-void eng_search_free(eng_search *s);
-void eng_search_listen(eng_search *s, const eng_listener *l);
+CMC_API eng_search *eng_search_new(eng_frontend *fe, const eng_opts *o);
+CMC_API void eng_search_free(eng_search *s);
+CMC_API void eng_search_listen(eng_search *s, const eng_listener *l);
 
 /*
  * Run until the frontier is empty, a bound or violation stops it, or
@@ -316,20 +321,20 @@ void eng_search_listen(eng_search *s, const eng_listener *l);
  * frontend error or out of memory (eng_search_error() says which).
  * Calling it again continues from where it stopped.
  */
-int eng_search_run(eng_search *s);
-void eng_search_stop(eng_search *s);   /* async-signal-safe */
-const char *eng_search_error(const eng_search *s);
-const eng_stats *eng_search_stats(eng_search *s);
+CMC_API int eng_search_run(eng_search *s);
+CMC_API void eng_search_stop(eng_search *s);   /* async-signal-safe */
+CMC_API const char *eng_search_error(const eng_search *s);
+CMC_API const eng_stats *eng_search_stats(eng_search *s);
 
 /* Seed the search with the initial states (done by run() if not yet). */
-int eng_search_init(eng_search *s);
+CMC_API int eng_search_init(eng_search *s);
 /* Step by hand: expand one state now (its successors join the graph and,
  * when new, the frontier).  Returns the number of successors or -1. */
-int eng_search_expand(eng_search *s, uint32_t id);
+CMC_API int eng_search_expand(eng_search *s, uint32_t id);
 /* Apply one action to a state; *out gets the successor's id. */
-int eng_search_apply(eng_search *s, uint32_t id, const char *label, uint32_t *out);
+CMC_API int eng_search_apply(eng_search *s, uint32_t id, const char *label, uint32_t *out);
 /* Make the next run() start its frontier from this state alone. */
-int eng_search_focus(eng_search *s, uint32_t id);
+CMC_API int eng_search_focus(eng_search *s, uint32_t id);
 
 /*
  * Restoring a search saved elsewhere (the store's --resume).  Call before
@@ -339,37 +344,37 @@ int eng_search_focus(eng_search *s, uint32_t id);
  * bytes, then the counts reached.  raw/canon may be zero.  After this,
  * eng_search_run() continues where the saved search stopped.
  */
-uint32_t eng_search_restore_state(eng_search *s, eng_fp fp, uint32_t parent, uint32_t depth,
+CMC_API uint32_t eng_search_restore_state(eng_search *s, eng_fp fp, uint32_t parent, uint32_t depth,
 				  eng_fp raw, eng_fp canon);
-void eng_search_restore_frontier(eng_search *s, uint32_t id, uint32_t depth, const void *state,
+CMC_API void eng_search_restore_frontier(eng_search *s, uint32_t id, uint32_t depth, const void *state,
 				 size_t len);
-void eng_search_restore_stats(eng_search *s, uint64_t generated, uint64_t transitions,
+CMC_API void eng_search_restore_stats(eng_search *s, uint64_t generated, uint64_t transitions,
 			      uint64_t violations, double elapsed_s);
 
 /* The frontend the search runs on. */
-eng_frontend *eng_search_frontend(eng_search *s);
+CMC_API eng_frontend *eng_search_frontend(eng_search *s);
 
 /* Per-state read access. */
-uint64_t eng_search_count(const eng_search *s);
-eng_fp eng_search_fp(const eng_search *s, uint32_t id);
-uint32_t eng_search_parent(const eng_search *s, uint32_t id);
-uint32_t eng_search_lookup(const eng_search *s, eng_fp fp); /* ENG_NO_STATE */
+CMC_API uint64_t eng_search_count(const eng_search *s);
+CMC_API eng_fp eng_search_fp(const eng_search *s, uint32_t id);
+CMC_API uint32_t eng_search_parent(const eng_search *s, uint32_t id);
+CMC_API uint32_t eng_search_lookup(const eng_search *s, eng_fp fp); /* ENG_NO_STATE */
 /* Rebuild the shortest known trace to a state (caller frees). */
-eng_trace *eng_search_trace(eng_search *s, uint32_t id);
+CMC_API eng_trace *eng_search_trace(eng_search *s, uint32_t id);
 /* Rebuild the state bytes of a state by replaying its trace (caller frees). */
-void *eng_search_state(eng_search *s, uint32_t id, size_t *len);
+CMC_API void *eng_search_state(eng_search *s, uint32_t id, size_t *len);
 
 /* ---- step-function models (cmc_model.h) ------------------------------ */
 
 struct cmc_model;
 /* A frontend over a model; the model must outlive it.  Destroy with
  * fe->ops->destroy(fe). */
-eng_frontend *eng_model_frontend(const struct cmc_model *m);
+CMC_API eng_frontend *eng_model_frontend(const struct cmc_model *m);
 /* dlopen a shared object defining cmc_model_entry(); NULL with err filled
  * when it cannot be loaded or its metadata is not sane. */
-const struct cmc_model *eng_model_load(const char *path, char *err, size_t errlen);
+CMC_API const struct cmc_model *eng_model_load(const char *path, char *err, size_t errlen);
 /* Check a model's metadata (built-in or loaded); 0 or -1 with err. */
-int eng_model_validate(const struct cmc_model *m, char *err, size_t errlen);
+CMC_API int eng_model_validate(const struct cmc_model *m, char *err, size_t errlen);
 
 /* ---- simulation and replay -------------------------------------------- */
 
@@ -386,7 +391,7 @@ typedef struct eng_sim_opts {
 /* Random walks: the same seed gives the same walks.  Violations go to the
  * listeners with their walk as trace; stats count steps as transitions.
  * Returns 0, or -1 on a frontend error. */
-int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls,
+CMC_API int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls,
 		 size_t nls, eng_stats *out);
 
 /*
@@ -440,7 +445,7 @@ typedef struct eng_replay_opts {
 	void *ctx;
 } eng_replay_opts;
 
-void eng_replay_opts_default(eng_replay_opts *o);
+CMC_API void eng_replay_opts_default(eng_replay_opts *o);
 
 /* What a replay came to.  Steps are numbered as in eng_replay_step. */
 typedef struct eng_replay_result {
@@ -460,11 +465,11 @@ typedef struct eng_replay_result {
 } eng_replay_result;
 
 /* Returns 0, or -1 when the frontend failed (r->error, r->why). */
-int eng_replay(eng_frontend *fe, const eng_trace *t, const eng_replay_opts *o,
+CMC_API int eng_replay(eng_frontend *fe, const eng_trace *t, const eng_replay_opts *o,
 	       eng_replay_result *r);
 
 /* Expected probability that two distinct states shared a fingerprint, as TLC
  * estimates it ("optimistic"): distinct * (generated - distinct) / 2^128. */
-double eng_collision_p(uint64_t distinct, uint64_t generated);
+CMC_API double eng_collision_p(uint64_t distinct, uint64_t generated);
 
 #endif
