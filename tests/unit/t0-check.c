@@ -20,52 +20,12 @@
 #include "queue.h"
 #include "search_int.h"
 #include "tap.h"
+#include "aborts.h"
 
 extern const struct cmc_model cmc_model_twophase_bug, cmc_model_bench_counters_small;
 
 static eng_fp nth(uint64_t i) { return eng_fp_of(&i, sizeof i); }
 
-/*
- * Run fn(arg) in a child with stderr captured.  Returns the child's wait
- * status; its stderr (first bytes) in err.
- */
-static int in_child(void (*fn)(void *), void *arg, char *err, size_t errlen)
-{
-	int pfd[2];
-	if (pipe(pfd) < 0)
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		dup2(pfd[1], 2);
-		signal(SIGABRT, SIG_DFL);
-		fn(arg);
-		_exit(0);
-	}
-	close(pfd[1]);
-	size_t n = 0;
-	ssize_t k;
-	while (n + 1 < errlen && (k = read(pfd[0], err + n, errlen - 1 - n)) > 0)
-		n += (size_t)k;
-	err[n] = 0;
-	close(pfd[0]);
-	int status = 0;
-	waitpid(pid, &status, 0);
-	return status;
-}
-
-/* fn(arg) aborts, naming `rule`. */
-static void aborts(void (*fn)(void *), void *arg, const char *rule, const char *what)
-{
-	char err[2048];
-	int status = in_child(fn, arg, err, sizeof err);
-	bool aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-	ok(aborted && strstr(err, "cmc: internal check failed: ") && strstr(err, rule),
-	   "%s: aborts naming \"%s\"", what, rule);
-	if (!aborted || !strstr(err, rule))
-		printf("# status %#x, stderr: %s\n", status, err);
-}
 
 /* ---- CMC_ASSERT ---------------------------------------------------------- */
 

@@ -12,46 +12,9 @@
 
 #include "engine/check.h"
 #include "tap.h"
+#include "aborts.h"
 #include "wb/wb-list.h"
 
-/* Run fn(arg) in a child with stderr captured; its wait status, and the
- * first bytes of its stderr in err. */
-static int in_child(void (*fn)(void *), void *arg, char *err, size_t errlen)
-{
-	int pfd[2];
-	if (pipe(pfd) < 0)
-		return -1;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		dup2(pfd[1], 2);
-		signal(SIGABRT, SIG_DFL);
-		fn(arg);
-		_exit(0);
-	}
-	close(pfd[1]);
-	size_t n = 0;
-	ssize_t k;
-	while (n + 1 < errlen && (k = read(pfd[0], err + n, errlen - 1 - n)) > 0)
-		n += (size_t)k;
-	err[n] = 0;
-	close(pfd[0]);
-	int status = 0;
-	waitpid(pid, &status, 0);
-	return status;
-}
-
-static void aborts(void (*fn)(void *), void *arg, const char *rule, const char *what)
-{
-	char err[1024];
-	int status = in_child(fn, arg, err, sizeof err);
-	bool aborted = WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
-	ok(aborted && strstr(err, "cmc: internal check failed: ") && strstr(err, rule),
-	   "%s: aborts naming \"%s\"", what, rule);
-	if (!aborted || !strstr(err, rule))
-		printf("# status %#x, stderr: %s\n", status, err);
-}
 
 /* ---- moves ------------------------------------------------------------------ */
 
