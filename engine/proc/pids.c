@@ -134,10 +134,10 @@ static _Noreturn void init_main(int rd)
 	 * and a worker thread may end before the run does) */
 	prctl(PR_SET_NAME, "cmc-init");
 	setsid(); /* out of cmc's group: a terminal's ^C is cmc's to handle */
-	sigset_t chld;
+	sigset_t chld; /* only SIGCHLD: not cmc's blocked SIGINT/SIGTERM/SIGHUP */
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &chld, NULL);
+	sigprocmask(SIG_SETMASK, &chld, NULL);
 	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	for (;;) {
 		while (waitpid(-1, NULL, WNOHANG) > 0)

@@ -53,13 +53,18 @@ const char *proc_containment(eng_frontend *fe);
 void proc_interrupt(void);
 
 /*
- * Async-signal-safe, for the handler of SIGINT/SIGTERM/SIGHUP: was `sig`,
- * sent by process `sender` (SA_SIGINFO's si_pid), sent by one of cmc's
+ * SIGINT, SIGTERM and SIGHUP (sigsrc.c).  proc_signals_open(), from the
+ * main thread before any other thread exists: block them there (every
+ * later thread inherits the mask), read them from a signalfd, and start a
+ * thread that drains it as soon as one arrives.  One sent by one of cmc's
  * targets (a child of cmc, a descendant of one, or a process in one of its
- * jails)?  Then it is recorded as a `signal` fault of the operation that
- * sent it and true is returned: the handler must not stop cmc.  False: the
- * user's (or a process gone before it could be looked at).
+ * jails) becomes a `signal` fault of the operation that sent it; for any
+ * other (the user's, or one whose sender was gone before it could be
+ * looked at) user(sig) is called, from whichever thread drained it, one
+ * call at a time.  A second call replaces user.  Dies if it cannot.
  */
-bool proc_signal_from_target(int sig, pid_t sender);
+void proc_signals_open(void (*user)(int sig));
+/* Read and dispatch every pending one now (proc_signal_take() does). */
+void proc_signals_drain(void);
 
 #endif

@@ -7,27 +7,41 @@
  * target's misbehaviour, judged like any other, not the user asking cmc to
  * stop.  A target is a child of cmc (fork snapshots too: CLONE_PARENT) or a
  * descendant of one; one that left that tree (a double fork) is still in
- * its jail's cgroup, cmc-<cmc's pid>/... (limits.c).  The signal
- * handler asks here, with the sender's pid (SA_SIGINFO's si_pid): a
- * target's signal is recorded for the observation of the operation that
- * sent it (proc_signal_take(), a `signal` fault) and cmc goes on.
+ * its jail's cgroup, cmc-<cmc's pid>/... (limits.c).
  *
- * The handler side only uses open/read/close and lock-free atomics
- * (async-signal-safe).  A sender that is gone before the handler looks
- * (reaped already: a /bin/kill) is taken for the user; so the observation
- * of an operation waits, before cmc kills or reaps anything of its
- * target, until no such signal is pending or being handled.  What it
- * cannot see is a signal another thread has taken from the queue but not
- * yet begun to handle: then the operation has no fault, and the signal,
- * if its sender is gone by the time it is looked at, reads as the
- * user's (rare; seen under the sanitizers' slower threads).
+ * SIGINT, SIGTERM and SIGHUP never interrupt a thread of cmc: the main
+ * thread blocks them before any other thread exists (proc_signals_open()),
+ * every thread inherits that mask, and they are read from one signalfd.
+ * proc_signals_drain() reads every one pending, holding `mu`, and looks at
+ * each sender (ssi_pid, read from /proc): a target's signal is parked in a
+ * slot for the observation of the operation that sent it
+ * (proc_signal_take(), a `signal` fault) and cmc goes on; any other is the
+ * user's, handed to the callback given to proc_signals_open() (still under
+ * `mu`, so one at a time).  A sender that is gone before it is looked at
+ * (reaped already: a /bin/kill) is taken for the user.  A small thread
+ * polls the signalfd and drains it, so the user's signal is acted on
+ * at once whatever cmc is doing.
+ *
+ * There is no window: a target's kill() has queued its signal before the
+ * target answers the operation, and proc_signal_take() runs after the
+ * answer and drains first.  The signal is then either still in the
+ * signalfd, and read now, or was read by another thread, which held `mu`
+ * until it had parked it.
+ *
+ * A process cmc starts must not keep that mask: a target's child sets an
+ * empty one before exec (spawn.c) and the PID namespace's init its own
+ * (pids.c); cmc starts no other process.  The signal that stops cmc at
+ * once (the user's second, tui/cli/signals.c) is unblocked by the thread
+ * that raises it.
  */
+#include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "proc.h"
@@ -36,17 +50,18 @@
 
 #define NSIG_SLOTS 16
 
-/* Invariant: a slot's fields are valid while state == FULL; the handler
- * claims a slot FREE -> BUSY, fills it, publishes it FULL; a taker claims
- * FULL -> BUSY, reads, frees it. */
-enum { FREE, BUSY, FULL };
+/* Invariant (under mu): slots[i] is a target's signal not yet taken when
+ * used; sfd is the signalfd of the three signals (-1: not opened, and
+ * nothing is blocked). */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct {
-	atomic_int state;
+	bool used;
 	pid_t root;             /* the child of cmc it descends from (0: unknown) */
 	pid_t pgid, sender;
 	int sig;
 } slots[NSIG_SLOTS];
-static atomic_int in_handler;
+static int sfd = -1;
+static void (*on_user)(int sig);
 
 static size_t put_int(char *p, long v)
 {
@@ -136,12 +151,12 @@ static bool in_jail(pid_t pid, pid_t self)
 	return strstr(buf, want) != NULL;
 }
 
-bool proc_signal_from_target(int sig, pid_t sender)
+/* Was sig, sent by sender, a target's?  Then it is parked (under mu). */
+static bool from_target(int sig, pid_t sender)
 {
 	pid_t self = getpid();
 	if (sender <= 0 || sender == self)
 		return false;
-	atomic_fetch_add(&in_handler, 1);
 	pid_t root = 0, pgid = 0, p = sender;
 	bool target = false;
 	for (int i = 0; i < 64 && p > 1; i++) {
@@ -161,34 +176,106 @@ bool proc_signal_from_target(int sig, pid_t sender)
 		target = in_jail(sender, self);
 	if (target)
 		for (int i = 0; i < NSIG_SLOTS; i++) {
-			int want = FREE;
-			if (!atomic_compare_exchange_strong(&slots[i].state, &want, BUSY))
+			if (slots[i].used)
 				continue;
+			slots[i].used = true;
 			slots[i].root = root;
 			slots[i].pgid = pgid;
 			slots[i].sender = sender;
 			slots[i].sig = sig;
-			atomic_store(&slots[i].state, FULL);
 			break;
 		}
-	atomic_fetch_sub(&in_handler, 1);
 	return target;
 }
 
+/* Caller holds mu. */
+static void drain_locked(void)
+{
+	if (sfd < 0)
+		return;
+	struct signalfd_siginfo si[8];
+	for (;;) {
+		ssize_t n = read(sfd, si, sizeof si);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < (ssize_t)sizeof si[0])
+			return; /* EAGAIN: none left */
+		for (size_t i = 0; i < (size_t)n / sizeof si[0]; i++) {
+			int sig = (int)si[i].ssi_signo;
+			bool by_kill = si[i].ssi_code == SI_USER || si[i].ssi_code == SI_QUEUE;
+			if (by_kill && from_target(sig, (pid_t)si[i].ssi_pid))
+				continue;
+			if (on_user)
+				on_user(sig);
+		}
+	}
+}
+
+void proc_signals_drain(void)
+{
+	pthread_mutex_lock(&mu);
+	drain_locked();
+	pthread_mutex_unlock(&mu);
+}
+
+static void *watch(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct pollfd p = {.fd = sfd, .events = POLLIN};
+		if (poll(&p, 1, -1) > 0)
+			proc_signals_drain();
+	}
+	return NULL;
+}
+
+static void signals_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+void proc_signals_open(void (*user)(int sig))
+{
+	sigset_t set;
+	signals_set(&set);
+	pthread_mutex_lock(&mu);
+	on_user = user;
+	if (sfd >= 0) {
+		pthread_mutex_unlock(&mu);
+		return;
+	}
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		eng_die("signalfd: %s", strerror(errno));
+	pthread_t th;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&th, &at, watch, NULL);
+	pthread_attr_destroy(&at);
+	if (e)
+		eng_die("pthread_create: %s", strerror(e));
+	pthread_mutex_unlock(&mu);
+}
+
+/* Caller holds mu. */
 static bool take(pid_t pid, pid_t pgid, struct proc_obs *obs)
 {
 	for (int i = 0; i < NSIG_SLOTS; i++) {
-		int want = FULL;
-		if (atomic_load(&slots[i].state) != FULL)
+		if (!slots[i].used)
 			continue;
 		bool mine = (pid > 0 && slots[i].root == pid) ||
 			    (slots[i].root == 0 && pgid > 0 && slots[i].pgid == pgid) ||
 			    (pid == 0 && pgid > 0 && slots[i].pgid == pgid);
-		if (!mine || !atomic_compare_exchange_strong(&slots[i].state, &want, BUSY))
+		if (!mine)
 			continue;
 		int sig = slots[i].sig;
 		pid_t sender = slots[i].sender;
-		atomic_store(&slots[i].state, FREE);
+		slots[i].used = false;
 		if (obs->fault == PROC_FAULT_NONE) {
 			obs->fault = PROC_FAULT_SIGNAL;
 			snprintf(obs->fault_msg, sizeof obs->fault_msg,
@@ -201,41 +288,12 @@ static bool take(pid_t pid, pid_t pgid, struct proc_obs *obs)
 	return false;
 }
 
-/* One of the signals cmc's handler looks at (tui/cli/signals.c) is on its
- * way: pending for the process, or in the handler now.  sigpending()
- * cannot say (it reports blocked signals only): the process's shared
- * pending set is ShdPnd in /proc/self/status, where kill() puts them. */
-static bool handler_pending(void)
-{
-	if (atomic_load(&in_handler))
-		return true;
-	char buf[4096];
-	if (read_file(getpid(), "status", buf, sizeof buf) <= 0)
-		return false;
-	const char *p = strstr(buf, "\nShdPnd:");
-	if (!p)
-		return false;
-	p += 9;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	unsigned long long mask = 0;
-	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
-		mask = mask << 4 | (unsigned)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-	unsigned long long want = 1ull << (SIGINT - 1) | 1ull << (SIGTERM - 1) | 1ull << (SIGHUP - 1);
-	return (mask & want) != 0;
-}
-
 void proc_signal_take(const struct proc_target *t, struct proc_obs *obs)
 {
-	/* A signal the target sent before it answered is queued by then;
-	 * its handler may still be on its way on another thread. */
-	double until = 0;
-	while (!take(t->pid, t->pgid, obs) && handler_pending() && !proc_interrupted) {
-		double now = eng_now();
-		if (!until)
-			until = now + 1.0;
-		else if (now > until)
-			break;
-		sched_yield();
-	}
+	/* A signal the target sent before it answered is queued by then:
+	 * in the signalfd still, or parked by whoever read it. */
+	pthread_mutex_lock(&mu);
+	drain_locked();
+	take(t->pid, t->pgid, obs);
+	pthread_mutex_unlock(&mu);
 }

@@ -12,7 +12,7 @@
  *              preload, so it walks /proc/PID/stat), then    -> SENT
  *   child N    the same from a child process it forks, which then waits
  *              in pause() until cmc kills the target's process group
- *              (a sender that is gone before cmc's handler looks at it
+ *              (a sender that is gone before cmc looks at it
  *              cannot be told from the user's)              -> SENT
  *   anything else                                            -> ERR
  */

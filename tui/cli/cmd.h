@@ -92,8 +92,12 @@ extern FILE *tui_stderr_raw;
 int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result *r,
 		       const char *expect, char *buf, size_t len);
 
-/* signals.c: SIGINT/SIGTERM/SIGHUP stop the given search cleanly (NULL:
- * no search; the handler is installed all the same: simulate, replay). */
+/* signals.c: SIGINT/SIGTERM/SIGHUP.  tui_signals_init(), first thing in
+ * main(), before any thread exists: they are blocked and read from a
+ * signalfd; until tui_signals_stop() they kill cmc as by default. */
+void tui_signals_init(void);
+/* From now on the user's stop the given search cleanly (NULL: no search;
+ * they are caught all the same: simulate, replay). */
 void tui_signals_stop(eng_search *s);
 bool tui_signals_caught(void);
 /* Nonzero once the user's signal arrived (eng_sim_opts.stop). */

@@ -91,6 +91,7 @@ const struct tui_cmd tui_cmd_help = {
 
 int main(int argc, char **argv)
 {
+	tui_signals_init(); /* before any thread: they all inherit its mask */
 	const struct tui_cmd *c = argc >= 2 ? tui_cmd_find(argv[1]) : NULL;
 	tui_escape_streams(!c || !c->terminal);
 	if (argc < 2) {
