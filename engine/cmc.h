@@ -383,7 +383,7 @@ typedef struct eng_sim_opts {
 	uint32_t depth;            /* steps per walk */
 	uint64_t seed;
 	bool keep_going;
-	/* Nonzero (set by a signal handler, say): stop after the step in
+	/* Nonzero (set once the user's signal arrives, say): stop after the step in
 	 * progress; the stats say stopped, not complete.  NULL: never. */
 	const volatile sig_atomic_t *stop;
 } eng_sim_opts;
