@@ -50,12 +50,16 @@ int main(int argc, char **argv)
 		return 1;
 	printf("%llu\n", (unsigned long long)eng_search_stats(s)->distinct);
 	eng_search_free(s);
+	fe->ops->destroy(fe);
 	return 0;
 }
 EOF_C
 pc() { PKG_CONFIG_PATH="$root/opt/cmc/lib/pkgconfig" pkg-config --define-variable=prefix="$root/opt/cmc" "$@" cmc; }
+# A sanitized build installs a sanitized libcmc.a: its user is built the same way.
+san=
+[ -n "${SANITIZE:-}" ] && san="-fsanitize=$SANITIZE"
 # shellcheck disable=SC2046 # pkg-config's answer is words
-cc -std=c11 -Wall -Wextra -Werror $(pc --cflags) -o "$T/user" "$T/user.c" $(pc --libs --static) >"$T/cc.out" 2>&1
+cc -std=c11 -Wall -Wextra -Werror $san $(pc --cflags) -o "$T/user" "$T/user.c" $(pc --libs --static) >"$T/cc.out" 2>&1
 r=$?
 is "a program using only cmc.h links against the installed libcmc.a" "$r" 0
 [ $r -eq 0 ] || sed 's/^/# /' "$T/cc.out" | head -n 10
