@@ -34,8 +34,10 @@ cg_restore() { # pid: back into the cgroups it was in at the start
 run_one() {
 	name=$1; shift
 	log="$out/$(basename "$name").log"
+	t0=$(date +%s)
 	"$@" >"$log" 2>&1 </dev/null
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	p=$(grep -c '^ok ' "$log" | tr -d ' ')
 	s=$(grep -c '^ok .*# SKIP' "$log" | tr -d ' ')
 	f=$(grep -c '^not ok ' "$log" | tr -d ' ')
@@ -55,11 +57,11 @@ run_one() {
 	done
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -ne 0 ]; then
-		echo "FAIL $name ($p passed, $f failed)"
+		echo "FAIL $name ($p passed, $f failed, ${secs}s)"
 		grep -E '^(not ok|#)' "$log" | head -n 40 | sed 's/^/    /'
 		tail -n 15 "$log" | sed 's/^/    | /'
 	else
-		echo "ok   $name ($p passed${s:+, $s skipped})" | sed 's/, 0 skipped//'
+		echo "ok   $name ($p passed${s:+, $s skipped}, ${secs}s)" | sed 's/, 0 skipped//'
 	fi
 	grep '# SKIP' "$log" | sed 's/^/    /'
 }
