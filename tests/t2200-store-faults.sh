@@ -53,7 +53,7 @@ fault_loop() {
 # N=$n$mode: $why ($(head -c 200 f.err))"
 		# every point at the start (opening the run), then a walk that
 		# still lands in each commit of the run
-		if [ $n -lt 12 ]; then n=$((n + 1)); else n=$((n + n / 3)); fi
+		if [ $n -lt 10 ]; then n=$((n + 1)); else n=$((n + n / 2)); fi
 	done
 	ok "$name: a write fails at each of $points points, the run reaches the next" test $points -ge 8
 	is "$name: each ends with an error naming the store, a sound database and a full resume" \
@@ -63,10 +63,10 @@ fault_loop() {
 "$CMC" check --jobs 1 diehard --db base.db >/dev/null 2>&1
 is "the earlier run is stored" "$(nruns base.db)" 1
 
-M="$CMC check --jobs 1 --max-states 20000 bench-counters-small"
+M="$CMC check --jobs 1 --max-states 5000 bench-counters-small"
 fault_loop "model" "" $M
 fault_loop "model, the disk stays gone" "+" $M
-fault_loop "model, two jobs" "" $CMC check --jobs 2 --max-states 20000 bench-counters-small
+fault_loop "model, two jobs" "" $CMC check --jobs 2 --max-states 5000 bench-counters-small
 
 # a process run writes inline (store_opts.same_thread), row by row
 {
