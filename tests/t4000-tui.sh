@@ -22,7 +22,7 @@ wait_row() {
 start "'$CMC' tui diehard-solve"
 ok "open: a live session on the model shows its initial state" \
 	wait_for "run 1 live diehard-solve .*1 distinct"
-ok "open: the status line says where we are and the keys" wait_for '^\[states by discovery @0\] \?:keys q:quit +Enter:open'
+ok "open: the status line says what to press first" wait_for '^live search: Enter opens a state to step from, r runs'
 
 keys '?'
 ok "help: ? lists the keys from the key table" wait_for '^\? F1 +this list of keys'
@@ -30,7 +30,8 @@ ok "help: quitting is listed" wait_for '^q +quit'
 keys G
 ok "help: scrolls to the last key of the table" wait_for '^\^L +redraw the screen'
 keys Escape
-ok "help: Esc goes back" wait_for '^\[states by discovery'
+ok "help: Esc goes back; the status line says where we are and the keys" \
+	wait_for '^\[states by discovery @0\] \?:keys q:quit +Enter:open'
 
 keys Enter
 ok "state: Enter opens the state whole" wait_for 'state 0  depth 1  initial state'

@@ -285,6 +285,24 @@ static int open_db(struct wb *wb, const char *db, int64_t run, char *err, size_t
 	return 0;
 }
 
+/* The first screen's status line: what the session shows and the key that
+ * shows more (the footer's hints come back with the first key).  Fits 80
+ * columns with the counts a run of under a million states has. */
+static void startup_msg(struct wb *wb)
+{
+	const store_run *r = &wb->ri;
+	if (wb->live)
+		wb_msg(wb, false, "live search: Enter opens a state to step from, r runs the whole search, "
+				  "?: keys");
+	else if (r->raw_distinct && r->canon_distinct && r->raw_distinct != r->canon_distinct)
+		wb_msg(wb, false, "%llu states told apart by heap bytes are %llu by canonical record: "
+				  "c compares",
+		       (unsigned long long)r->raw_distinct, (unsigned long long)r->canon_distinct);
+	else
+		wb_msg(wb, false, "run %lld: %llu states stored; Enter opens one, ?: every key",
+		       (long long)wb->run, (unsigned long long)wb->n_states);
+}
+
 int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t run,
 		    const eng_opts *o, char *err, size_t errlen)
 {
@@ -314,6 +332,7 @@ int wb_session_open(struct wb *wb, const char *target, const char *db, int64_t r
 		wb_submit(wb, WB_J_INIT, 0, NULL, 0);
 	else if (wb->n_states)
 		wb->cur = 0;
+	startup_msg(wb);
 	return 0;
 }
 
