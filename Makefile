@@ -278,6 +278,13 @@ install: all
 		share/cmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cmc.pc
 	install -m 644 share/man/cmc.1 $(DESTDIR)$(PREFIX)/share/man/man1/cmc.1
 	cp -r share/models share/examples $(DESTDIR)$(PREFIX)/share/cmc/
+	rm -f $(DESTDIR)$(PREFIX)/share/cmc/examples/*/build.mk
+# The examples' targets, built, in PREFIX/lib/cmc/examples: an installed
+# scenario finds them from the installed cmc (${CMC_BIN} is PREFIX/bin).
+	install -d $(DESTDIR)$(PREFIX)/lib/cmc
+	cp -r $(B)/examples $(DESTDIR)$(PREFIX)/lib/cmc/
+	sed -i 's|$${CMC_BIN}/examples/|$${CMC_BIN}/../lib/cmc/examples/|g' \
+		$(DESTDIR)$(PREFIX)/share/cmc/examples/*/*.scn
 
 clean:
 	rm -rf build build-san build-check* build-san-check*

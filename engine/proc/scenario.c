@@ -521,9 +521,13 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 				return -1;
 		free(sc->exe);
 		sc->exe = resolve_exe(sc, sc->argv[0]);
-		if (!sc->exe)
+		if (!sc->exe) {
+			const char *where = sc->argv[0][0] == '/' ? ""
+					    : strchr(sc->argv[0], '/') ? " (relative to the scenario's directory)"
+								       : " in PATH";
 			return perr(p, "expected an executable target, '%s' was not found%s", sc->argv[0],
-				    strchr(sc->argv[0], '/') ? " (relative to the scenario's directory)" : " in PATH");
+				    where);
+		}
 		return 0;
 	}
 	if (!strcmp(k, "transport")) {
