@@ -26,6 +26,6 @@ fi
 echo "the list demo: $scn explored with raw and canonical fingerprints"
 "$cmc" check --hash both --db "$db" "$scn" || exit
 echo
-echo "stored as run 1 of $db.  Not a terminal, so no workbench; from one:"
-echo "  $cmc tui $db          # the workbench on this run (make run opens it)"
-echo "  $cmc compare --db $db 1   # each canonical state and its raw variants"
+echo "stored as run 1 of $db; no workbench without a terminal.  From one:"
+printf '  %-44s # %s\n' "$cmc tui $db" "the workbench on it (what make run opens)" \
+	"$cmc compare --db $db" "each canonical state with its raw variants"
