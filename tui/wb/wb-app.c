@@ -287,7 +287,7 @@ static int open_db(struct wb *wb, const char *db, int64_t run, char *err, size_t
 
 /* The first screen's status line: what the session shows and the key that
  * shows more (the footer's hints come back with the first key).  Fits 80
- * columns with the counts a run of under a million states has. */
+ * columns with the counts of a run under 100000 states. */
 static void startup_msg(struct wb *wb)
 {
 	const store_run *r = &wb->ri;
