@@ -252,6 +252,7 @@ run: all
 	@sh share/examples/list/demo.sh $(CMC) $(B)/demo.db
 
 TEST_DEPS := clang:clang spin:spin dc:dc tmux:tmux valgrind:valgrind sqlite3:sqlite3 bc:bc ed:ed xmllint:libxml2-utils nc:netcat-openbsd lighttpd:lighttpd \
+	rsvg-convert:librsvg2-bin \
 	calc:apcalc lua5.4:lua5.4 mksh:mksh gdbmtool:gdbmtool vim.basic:vim nginx:nginx beanstalkd:beanstalkd ngircd:ngircd
 test: all
 	@sh share/deps.sh --test $(TEST_DEPS)

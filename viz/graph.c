@@ -46,8 +46,63 @@ void viz_state_summary(store *st, const store_state *s, viz_buf *out, bool html)
 	viz_buf_add(out, hex);
 }
 
+/*
+ * Where a state goes in the raw-vs-canonical picture: its canonical
+ * state's cluster, that cluster's number (by discovery) and size, and the
+ * cluster's first state (lowest id), which carries the canonical record;
+ * the other raw variants say how their raw bytes differ from it.
+ */
+typedef struct placement {
+	Agraph_t *cluster;
+	size_t rank, members;
+	size_t rep;                /* index in sel->states of the first state */
+} placement;
+
+/* How the raw snapshot of `s` differs from that of `rep`: the first
+ * differing offset, the bytes there, how many bytes differ. */
+static void raw_difference(store *st, const store_state *rep, const store_state *s, viz_buf *b)
+{
+	uint8_t *x = NULL, *y = NULL;
+	size_t xl = 0, yl = 0, full;
+	if (eng_fp_zero(rep->raw_blob) || eng_fp_zero(s->raw_blob) ||
+	    store_blob(st, rep->raw_blob, &x, &xl, &full) != 0 || store_blob(st, s->raw_blob, &y, &yl, &full) != 0) {
+		char hex[33];
+		eng_fp_hex(eng_fp_zero(s->raw_fp) ? s->fp : s->raw_fp, hex);
+		hex[8] = 0;
+		viz_buf_addf(b, "raw variant of #%u\\nraw fingerprint %s", rep->id, hex);
+		free(x);
+		free(y);
+		return;
+	}
+	size_t n = xl < yl ? xl : yl, first = n, ndiff = 0;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != y[i]) {
+			if (first == n)
+				first = i;
+			ndiff++;
+		}
+	ndiff += (xl > yl ? xl - yl : yl - xl);
+	if (ndiff == 0) {
+		viz_buf_addf(b, "raw bytes as #%u", rep->id);
+	} else if (first == n) {
+		viz_buf_addf(b, "raw: #%u's bytes and %zu more", rep->id, yl > xl ? yl - xl : 0);
+	} else {
+		viz_buf_addf(b, "raw vs #%u: +0x%zx", rep->id, first);
+		size_t show = n - first < 4 ? n - first : 4;
+		viz_buf_add(b, "\\n");
+		for (size_t i = 0; i < show; i++)
+			viz_buf_addf(b, "%02x", x[first + i]);
+		viz_buf_add(b, " -> ");
+		for (size_t i = 0; i < show; i++)
+			viz_buf_addf(b, "%02x", y[first + i]);
+		viz_buf_addf(b, "\\n%zu byte%s differ%s", ndiff, ndiff == 1 ? "" : "s", ndiff == 1 ? "s" : "");
+	}
+	free(x);
+	free(y);
+}
+
 static Agnode_t *state_node(Agraph_t *g, Agsym_t *label, viz_sel *sel, const store_state *s,
-			    viz_buf *b, bool on_trace)
+			    const placement *pl, viz_buf *b, bool on_trace)
 {
 	char name[16];
 	snprintf(name, sizeof name, "s%u", s->id);
@@ -55,7 +110,16 @@ static Agnode_t *state_node(Agraph_t *g, Agsym_t *label, viz_sel *sel, const sto
 
 	viz_buf_reset(b);
 	viz_buf_addf(b, "#%u d=%u\\n", s->id, s->depth);
-	viz_state_summary(sel->st, s, b, false);
+	if (!pl) {
+		viz_state_summary(sel->st, s, b, false);
+	} else if (&sel->states[pl->rep] == s) {
+		/* the cluster's title, in a node so no edge crosses it */
+		viz_buf_addf(b, "canonical c%zu: %zu raw variant%s\\n", pl->rank, pl->members,
+			     pl->members == 1 ? "" : "s");
+		viz_state_summary(sel->st, s, b, false);
+	} else {
+		raw_difference(sel->st, &sel->states[pl->rep], s, b);
+	}
 	uint32_t left = sel->out_left[sel->pos[s->id] - 1];
 	if (left)
 		viz_buf_addf(b, "\\n(+%u not drawn)", left);
@@ -125,8 +189,10 @@ static int by_canon(const void *a, const void *b, void *ctx)
 }
 
 /* One cluster per canonical identity, named by order of first discovery;
- * returns per selected state the subgraph to create its node in. */
-static Agraph_t **make_clusters(Agraph_t *g, viz_sel *sel, viz_result *res)
+ * returns per selected state where it goes.  A cluster has no label of its
+ * own (dot routes edges across cluster labels, never across nodes): its
+ * first state's node carries the title, its tooltip says the rest. */
+static placement *make_clusters(Agraph_t *g, viz_sel *sel, viz_result *res)
 {
 	size_t n = sel->n;
 	size_t *ix = eng_xmalloc((n + 1) * sizeof *ix);
@@ -148,7 +214,7 @@ static Agraph_t **make_clusters(Agraph_t *g, viz_sel *sel, viz_result *res)
 			gstart[ng++] = i;
 	}
 	gstart[ng] = n;
-	Agraph_t **where = eng_xcalloc(n + 1, sizeof *where);
+	placement *where = eng_xcalloc(n + 1, sizeof *where);
 	/* first state's id is ix[gstart[k]] (ids ascend within a group);
 	 * number clusters by that, so names follow discovery. */
 	uint32_t *first = eng_xmalloc((ng + 1) * sizeof *first);
@@ -165,14 +231,15 @@ static Agraph_t **make_clusters(Agraph_t *g, viz_sel *sel, viz_result *res)
 		const store_state *rep = &sel->states[ix[gstart[k]]];
 		size_t members = gstart[k + 1] - gstart[k];
 		viz_buf_reset(&b);
-		viz_buf_addf(&b, "canonical c%zu: %zu raw variant%s\\n", rank, members,
-			     members == 1 ? "" : "s");
+		viz_buf_addf(&b, "canonical c%zu: %zu raw variant%s, first #%u: ", rank, members,
+			     members == 1 ? "" : "s", rep->id);
 		viz_state_summary(sel->st, rep, &b, false);
-		agxset(c, agattr(g, AGRAPH, "label", NULL), (char *)viz_buf_str(&b));
+		viz_set(c, "tooltip", viz_buf_str(&b), "");
+		viz_set(c, "label", "", ""); /* not the root's caption */
 		viz_set(c, "style", "rounded", "");
 		viz_set(c, "color", "#6a8caf", "");
 		for (size_t i = gstart[k]; i < gstart[k + 1]; i++)
-			where[ix[i]] = c;
+			where[ix[i]] = (placement){c, rank, members, ix[gstart[k]]};
 	}
 	res->clusters = ng;
 	viz_buf_free(&b);
@@ -186,22 +253,19 @@ Agraph_t *viz_build_states(viz_sel *sel, const viz_draw *d, viz_result *res)
 {
 	Agraph_t *g = agopen("cmc", Agdirected, NULL);
 	viz_set(g, "rankdir", "TB", "");
-	viz_set(g, "fontname", "Helvetica", "");
+	viz_fonts(g);
 	agattr(g, AGNODE, "shape", "box");
 	agattr(g, AGNODE, "style", "rounded");
-	agattr(g, AGNODE, "fontname", "Helvetica");
-	agattr(g, AGNODE, "fontsize", "10");
-	agattr(g, AGEDGE, "fontname", "Helvetica");
-	agattr(g, AGEDGE, "fontsize", "9");
 
 	Agsym_t *nlabel = agattr(g, AGNODE, "label", "\\N");
 	agattr(g, AGRAPH, "label", "");
-	Agraph_t **where = d->clusters ? make_clusters(g, sel, res) : NULL;
+	placement *where = d->clusters ? make_clusters(g, sel, res) : NULL;
 	Agnode_t **node = eng_xmalloc((sel->n + 1) * sizeof *node);
 	viz_buf b = {0};
 	for (size_t i = 0; i < sel->n; i++) {
 		const store_state *s = &sel->states[i];
-		node[i] = state_node(where ? where[i] : g, nlabel, sel, s, &b, on_trace(d->trace, s->id));
+		node[i] = state_node(where ? where[i].cluster : g, nlabel, sel, s, where ? &where[i] : NULL, &b,
+				     on_trace(d->trace, s->id));
 		if (where) /* the node belongs to the root graph too */
 			node[i] = agsubnode(g, node[i], 1);
 		res->nodes++;

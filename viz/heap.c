@@ -85,26 +85,39 @@ static void chunk_node(Agraph_t *g, const viz_heap *h, size_t k)
 	const viz_chunk *c = &h->chunks[k];
 	viz_buf b = {0};
 	unsigned cols = c->n_slots < SLOTS_PER_ROW ? (c->n_slots ? c->n_slots : 1) : SLOTS_PER_ROW;
+	unsigned live = 0;
+	for (uint32_t i = 0; i < c->n_slots; i++)
+		live += c->slot[i] == VIZ_SLOT_LIVE || c->slot[i] == VIZ_SLOT_OVERRUN;
+	/* What a user asks of a chunk: what sizes it holds, how much is in
+	 * use, whose it is.  The header's internals (magic, claim word) are
+	 * shown only when the header is broken, and are in the tooltip. */
 	viz_buf_add(&b, "<TABLE BORDER=\"1\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"2\">");
-	viz_buf_addf(&b, "<TR><TD COLSPAN=\"%u\"%s>chunk k%zu: unit %u, %s, window +0x%llx<BR/>"
-			 "magic 0x%llx, owner %u, claim 0x%x, checksum %s",
-		     cols, c->header_bad ? " BGCOLOR=\"" VIZ_C_VIOLATION "\"" : "", k, c->unit,
-		     kind_name(c->kind), (unsigned long long)c->offset, (unsigned long long)c->magic,
-		     c->owner, c->claim, c->sum_ok ? "ok" : "BAD");
-	if (c->kind == VIZ_CHUNK_CLASS)
-		viz_buf_addf(&b, "<BR/>class %u B, %u slots, %u live (header)%s", c->size_class,
-			     c->n_slots, c->n_live,
-			     c->geometry_guessed ? "<BR/>header unusable: slots laid out by the unit table's class" : "");
+	viz_buf_addf(&b, "<TR><TD COLSPAN=\"%u\"%s>chunk k%zu at window +0x%llx (unit %u)", cols,
+		     c->header_bad ? " BGCOLOR=\"" VIZ_C_VIOLATION "\"" : "", k, (unsigned long long)c->offset,
+		     c->unit);
+	if (c->kind == VIZ_CHUNK_CLASS) {
+		viz_buf_addf(&b, "<BR/>blocks of up to %u B: %u of %u slots live", c->size_class, live, c->n_slots);
+		if (c->req_known)
+			viz_buf_addf(&b, ", %llu B asked for", (unsigned long long)c->req_live);
+		if (c->geometry_guessed)
+			viz_buf_add(&b, "<BR/>header unusable: slots laid out by the unit table's class");
+	} else {
+		viz_buf_addf(&b, "<BR/>one %s block of %llu B (%u units)", kind_name(c->kind),
+			     (unsigned long long)c->req, c->units);
+	}
+	if (c->owner == 1)
+		viz_buf_add(&b, "<BR/>owner: the main thread");
 	else
-		viz_buf_addf(&b, "<BR/>%u units, one block of %llu B", c->units, (unsigned long long)c->req);
+		viz_buf_addf(&b, "<BR/>owner: thread %u", c->owner);
+	if (c->header_bad)
+		viz_buf_addf(&b, "<BR/>header BROKEN: magic 0x%llx, claim 0x%x, checksum %s",
+			     (unsigned long long)c->magic, c->claim, c->sum_ok ? "ok" : "BAD");
 	viz_buf_add(&b, "</TD></TR>");
 	char *strip = eng_xmalloc((size_t)c->n_slots + 1);
-	unsigned live = 0;
 	for (uint32_t i = 0; i < c->n_slots; i++) {
 		if (i % SLOTS_PER_ROW == 0)
 			viz_buf_add(&b, "<TR>");
 		uint8_t st = c->slot[i];
-		live += st == VIZ_SLOT_LIVE || st == VIZ_SLOT_OVERRUN;
 		strip[i] = viz_slot_char(st);
 		const char *mark = st == VIZ_SLOT_BROKEN ? "x" : st == VIZ_SLOT_OVERRUN ? "!" : " ";
 		viz_buf_addf(&b, "<TD BGCOLOR=\"%s\"%s WIDTH=\"10\" HEIGHT=\"10\">%s</TD>", slot_colour(st),
@@ -125,6 +138,11 @@ static void chunk_node(Agraph_t *g, const viz_heap *h, size_t k)
 	snprintf(num, sizeof num, "%u", live);
 	viz_set(n, "cmc_live", num, "");
 	viz_set(n, "cmc_slots", strip, "");
+	viz_buf_reset(&b);
+	viz_buf_addf(&b, "chunk k%zu: unit %u, %s, magic 0x%llx, owner %u, claim 0x%x, checksum %s, header: %u live",
+		     k, c->unit, kind_name(c->kind), (unsigned long long)c->magic, c->owner, c->claim,
+		     c->sum_ok ? "ok" : "BAD", c->n_live);
+	viz_set(n, "tooltip", viz_buf_str(&b), "");
 	viz_buf_free(&b);
 	free(strip);
 }
@@ -171,9 +189,7 @@ int viz_heap_render(viz *v, const viz_heap *h, const char *path, char *err, size
 	}
 	Agraph_t *g = agopen("heap", Agdirected, NULL);
 	viz_set(g, "rankdir", "LR", "");
-	viz_set(g, "fontname", "Helvetica", "");
-	agattr(g, AGNODE, "fontname", "Helvetica");
-	agattr(g, AGNODE, "fontsize", "10");
+	viz_fonts(g);
 	invariants_node(g, h);
 	Agnode_t *prev = agnode(g, "invariants", 0);
 	for (size_t k = 0; k < h->n_chunks; k++) {

@@ -83,6 +83,17 @@ static void pool_dec_chunk(void *ctx, const struct pool_chunk_info *ci)
 		default: c->slot[i] = VIZ_SLOT_UNKNOWN; break;
 		}
 	}
+	/* A class chunk's sizes[] holds requested size + 1 of each live slot. */
+	if (ci->kind == POOL_K_CLASS && ci->bytes && ci->n_slots &&
+	    ci->sizes_off + 2 * (uint64_t)ci->n_slots <= ci->span) {
+		c->req_known = true;
+		for (uint32_t i = 0; i < ci->n_slots; i++) {
+			uint16_t s;
+			memcpy(&s, ci->bytes + ci->sizes_off + 2 * (size_t)i, sizeof s);
+			if (s && (c->slot[i] == VIZ_SLOT_LIVE || c->slot[i] == VIZ_SLOT_OVERRUN))
+				c->req_live += s - 1u;
+		}
+	}
 }
 
 /* The decimal number after `key` in s, if any. */

@@ -109,9 +109,24 @@ const char *viz_format_of(const char *path);
 /* Lay `g` out with `engine` and render it to `path` (a .dot file is written
  * by cgraph without layout).  Does not close `g`.  0 or -1 with err. */
 int viz_render(viz *v, Agraph_t *g, const char *engine, const char *path, char *err, size_t errlen);
+/*
+ * The font of every label, set on the graph, its nodes and edges.  Boxes
+ * are sized by Graphviz's measure of the text; a viewer draws the text with
+ * the font it resolves from the SVG's font-family.  Naming one font that
+ * Debian's Graphviz installs with it (fonts-dejavu-core) makes the measure
+ * and the drawing agree wherever DejaVu is present; DejaVu Sans is wider
+ * than the usual fallbacks (Helvetica, Arial, Liberation Sans), so a box
+ * measured with it also holds the text drawn with those.  Renderers still
+ * differ by a few percent (hinting), so HTML labels keep a margin
+ * (viz_set_html) and plain ones Graphviz's node margin.
+ */
+#define VIZ_FONT "DejaVu Sans"
+void viz_fonts(Agraph_t *g);
+
 /* agsafeset with const strings. */
 void viz_set(void *obj, const char *name, const char *value, const char *dflt);
-/* An HTML-like label (the text must already be escaped HTML). */
+/* An HTML-like label (the text must already be escaped HTML); each text
+ * run gets a margin of spaces (render.c). */
 void viz_set_html(Agraph_t *g, void *obj, const char *name, const char *html);
 
 /* legend.c: the legend node (name "legend") explaining node and edge

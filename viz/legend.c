@@ -7,6 +7,7 @@
 
 #include "internal.h"
 
+/* text: HTML, escaped by the caller */
 static void row(viz_buf *b, const char *swatch, const char *text)
 {
 	viz_buf_addf(b, "<TR><TD %s WIDTH=\"28\"> </TD><TD ALIGN=\"LEFT\">%s</TD></TR>", swatch, text);
@@ -33,7 +34,12 @@ void viz_legend(Agraph_t *g, unsigned what)
 	if (what & VIZ_LEG_TRACE)
 		row(&b, "BGCOLOR=\"" VIZ_C_TRACE "\"", "bold red: the counterexample trace");
 	if (what & VIZ_LEG_CLUSTERS)
-		row(&b, "", "box around states: one canonical state, its raw variants inside");
+	{
+		row(&b, "", "box around states: one canonical state, its raw variants inside;");
+		row(&b, "", "its first state names it (canonical cN: how many variants, the record)");
+		row(&b, "", "raw vs #N: +OFF: where a variant&#39;s raw bytes first differ from #N&#39;s,");
+		row(&b, "", "the bytes there (#N&#39;s -&gt; its own) and how many bytes differ");
+	}
 	if (what & VIZ_LEG_COLLAPSED)
 		row(&b, "", "one node per canonical state (raw variants counted)");
 	if (what & VIZ_LEG_LEVELS) {

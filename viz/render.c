@@ -74,9 +74,77 @@ void viz_set(void *obj, const char *name, const char *value, const char *dflt)
 	agsafeset(obj, (char *)name, (char *)value, (char *)dflt);
 }
 
+void viz_fonts(Agraph_t *g)
+{
+	viz_set(g, "fontname", VIZ_FONT, "");
+	agattr(g, AGNODE, "fontname", VIZ_FONT);
+	agattr(g, AGNODE, "fontsize", "10");
+	agattr(g, AGEDGE, "fontname", VIZ_FONT);
+	agattr(g, AGEDGE, "fontsize", "9");
+}
+
+/*
+ * Every text run of an HTML-like label (the text between two tags) gets
+ * a margin: one space per PAD_CHARS characters on either side, at least
+ * one.  Graphviz counts them when it sizes the cell (SVG viewers drop them
+ * when they draw, and they stay ASCII in the file); a renderer whose
+ * text comes out a few percent wider than Graphviz measured (another
+ * rasteriser, hinting, a fallback font) then still draws inside the cell.
+ * Left-aligned text (its cell ALIGN="LEFT", or its line ended by
+ * <BR ALIGN="LEFT"/>) grows to the right only, so it needs the margin on
+ * that side alone; other text gets it on both.  Blank runs (swatch cells)
+ * are left alone.
+ */
+#define PAD_CHARS 24
+static void pad(viz_buf *b, size_t chars)
+{
+	for (size_t i = 0; i < 1 + chars / PAD_CHARS; i++)
+		viz_buf_add(b, " ");
+}
+
+static void pad_runs(viz_buf *out, const char *html)
+{
+	const char *p = html;
+	bool cell_left = false;
+	while (*p) {
+		if (*p == '<') {
+			const char *e = strchr(p, '>');
+			size_t n = e ? (size_t)(e - p + 1) : strlen(p);
+			if (strncmp(p, "<TD", 3) == 0) {
+				const char *a = strstr(p, "ALIGN=\"LEFT\"");
+				cell_left = a && a < p + n;
+			}
+			viz_buf_addf(out, "%.*s", (int)n, p);
+			p += n;
+			continue;
+		}
+		size_t n = strcspn(p, "<"), chars = 0;
+		bool blank = true;
+		for (size_t i = 0; i < n; i++) {
+			if (p[i] == '&') { /* an entity is one character */
+				const char *semi = memchr(p + i, ';', n - i);
+				if (semi)
+					i = (size_t)(semi - p);
+			}
+			blank &= p[i] == ' ';
+			chars++;
+		}
+		bool left = cell_left || strncmp(p + n, "<BR ALIGN=\"LEFT\"", 16) == 0;
+		if (!blank && !left)
+			pad(out, chars);
+		viz_buf_addf(out, "%.*s", (int)n, p);
+		if (!blank)
+			pad(out, chars);
+		p += n;
+	}
+}
+
 void viz_set_html(Agraph_t *g, void *obj, const char *name, const char *html)
 {
-	char *h = agstrdup_html(g, (char *)html);
+	viz_buf padded = {0};
+	pad_runs(&padded, html);
+	char *h = agstrdup_html(g, (char *)viz_buf_str(&padded));
+	viz_buf_free(&padded);
 	agsafeset(obj, (char *)name, h, "");
 	agstrfree(g, h);
 }

@@ -15,13 +15,9 @@
 
 static void base_attrs(Agraph_t *g)
 {
-	viz_set(g, "fontname", "Helvetica", "");
+	viz_fonts(g);
 	agattr(g, AGNODE, "shape", "box");
 	agattr(g, AGNODE, "style", "rounded");
-	agattr(g, AGNODE, "fontname", "Helvetica");
-	agattr(g, AGNODE, "fontsize", "10");
-	agattr(g, AGEDGE, "fontname", "Helvetica");
-	agattr(g, AGEDGE, "fontsize", "9");
 	agattr(g, AGRAPH, "label", "");
 }
 

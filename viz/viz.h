@@ -102,6 +102,11 @@ typedef struct viz_chunk {
 	uint64_t req;              /* large/huge: requested bytes */
 	bool sum_ok;               /* header checksum holds */
 	bool geometry_guessed;     /* slots laid out by the table's class: header unusable */
+	/* Bytes the program asked for, summed over the live slots (the pool
+	 * keeps each block's requested size); req_known false when the sizes
+	 * are outside the stored window. */
+	uint64_t req_live;
+	bool req_known;
 } viz_chunk;
 
 typedef struct viz_invariant {
