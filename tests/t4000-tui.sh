@@ -88,8 +88,8 @@ ok "replay: step 6 matched, and fails NotSolved" \
 not_ok "replay: nothing claims every fingerprint matched" grep -q 'every fingerprint matched' "$T/screen"
 
 keys w
-ok "render: w writes the counterexample as SVG and says where" wait_for 'wrote cmc-violation-[0-9]+\.svg'
-f=$(ls "$T"/cmc-violation-*.svg 2>/dev/null | head -n 1)
+ok "render: w writes the counterexample as SVG and says where" wait_for "wrote $(pwd -P)/cmc-svg/cmc-violation-[0-9]+\\.svg"
+f=$(ls "$T"/cmc-svg/cmc-violation-*.svg 2>/dev/null | head -n 1)
 if command -v xmllint >/dev/null 2>&1; then
 	ok "render: the SVG parses as XML" xmllint --noout "$f"
 else

@@ -198,8 +198,8 @@ else
 	ok "chunk map: the chunk it points at is marked *" \
 		wait_for '^  \*0 +unit 0 +class +[0-9]+ B live +1/[0-9]+ #\.+'
 	job w
-	ok "render: w in the allocator view writes the heap as SVG" wait_for '^wrote cmc-heap-1-[0-9]+\.svg'
-	f=$(sed -n 's/^wrote \(cmc-heap-1-[0-9]*\.svg\).*/\1/p' "$T/screen")
+	ok "render: w in the allocator view writes the heap as SVG" wait_for "^wrote $(pwd -P)/cmc-svg/cmc-heap-1-[0-9]+\\.svg"
+	f=$(sed -n 's/^wrote \([^:]*cmc-heap-1-[0-9]*\.svg\).*/\1/p' "$T/screen")
 	ok "render: the heap SVG is XML" svg_ok "$f"
 	quit
 	ok "stderr: after leaving, the engine's warning is on the real stderr" \
@@ -293,8 +293,8 @@ else
 	ok "graph: its edge in from the initial state" wait_for '^ +0 --INS 1--> \[1\]  \(tree edge\)'
 	job w
 	ok "render: w in the graph view writes the neighbourhood as SVG" \
-		wait_for '^wrote cmc-run-1-state-1\.svg \([0-9]+ states, [0-9]+ edges\)'
-	ok "render: the neighbourhood SVG is XML" svg_ok cmc-run-1-state-1.svg
+		wait_for "^wrote $(pwd -P)/cmc-svg/cmc-run-1-state-1\\.svg: [0-9]+ states"
+	ok "render: the neighbourhood SVG is XML" svg_ok cmc-svg/cmc-run-1-state-1.svg
 
 	keys c
 	ok "compare: 16 raw states in 8 canonical ones" \
@@ -302,11 +302,11 @@ else
 	ok "compare: nothing marked yet" wait_for '^marked A=- B=-'
 	job w
 	ok "render: w in the compare view writes the raw-vs-canonical clusters" \
-		wait_for '^wrote cmc-run-1-raw-vs-canonical\.svg \(16 states, [0-9]+ edges\)'
-	ok "render: the clusters SVG is XML" svg_ok cmc-run-1-raw-vs-canonical.svg
-	if svg_ok cmc-run-1-raw-vs-canonical.svg; then
+		wait_for "^wrote $(pwd -P)/cmc-svg/cmc-run-1-raw-vs-canonical\\.svg: 16 states"
+	ok "render: the clusters SVG is XML" svg_ok cmc-svg/cmc-run-1-raw-vs-canonical.svg
+	if svg_ok cmc-svg/cmc-run-1-raw-vs-canonical.svg; then
 		is "render: one cluster per canonical state" \
-			"$(grep -c 'class="cluster"' cmc-run-1-raw-vs-canonical.svg)" 8
+			"$(grep -c 'class="cluster"' cmc-svg/cmc-run-1-raw-vs-canonical.svg)" 8
 	fi
 	# the cursor is on the first row, a canonical state
 	keys m

@@ -5,8 +5,12 @@
  * through viz/: this neighbourhood, the open counterexample, the raw-vs-
  * canonical clusters or the allocator, depending on the view.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "viz/viz.h"
 #include "wb.h"
@@ -79,7 +83,7 @@ static void render_key(struct wb *wb, int key);
 /* `w` is answered in every view (each has a picture to render); it lives
  * here, with the rendering. */
 static const struct wb_binding graph_keys[] = {
-	{.key = 'w', .keyname = "w", .help = "render this view's graph to SVG through Graphviz", .fn = render_key,
+	{.key = 'w', .keyname = "w", .help = "render to SVG in cmc-svg/ beside the database", .fn = render_key,
 	 .everywhere = true},
 	{0},
 };
@@ -94,31 +98,73 @@ const struct wb_view wb_view_graph = {
 	.keys = graph_keys,
 };
 
+/*
+ * The picture folder: `cmc-svg/` beside the database the workbench reads
+ * (build/cmc-svg/ under `make run`, ./cmc-svg/ for the default ./cmc.db),
+ * as an absolute path, so the status line says exactly where a picture
+ * is.  A database with no folder (":memory:") sends pictures to
+ * $XDG_CACHE_HOME/cmc-svg (~/.cache/cmc-svg).  0, or -1 when the path does
+ * not fit.
+ */
+static int picture_dir(const struct wb *wb, char *out, size_t len)
+{
+	const char *db = wb->db_path;
+	char dir[PATH_MAX];
+	if (db && *db && strcmp(db, ":memory:") != 0) {
+		const char *slash = strrchr(db, '/');
+		char parent[PATH_MAX];
+		if (!slash)
+			snprintf(parent, sizeof parent, ".");
+		else if (slash == db)
+			snprintf(parent, sizeof parent, "/");
+		else
+			snprintf(parent, sizeof parent, "%.*s", (int)(slash - db), db);
+		if (!realpath(parent, dir))
+			return -1;
+	} else {
+		const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+		if (cache && *cache == '/')
+			snprintf(dir, sizeof dir, "%s", cache);
+		else if (home && *home == '/')
+			snprintf(dir, sizeof dir, "%s/.cache", home);
+		else
+			return -1;
+	}
+	int n = snprintf(out, len, "%s/cmc-svg", strcmp(dir, "/") == 0 ? "" : dir);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 /* The `w` key: the picture for this view goes to the worker, which draws
  * it from its own store handle (Graphviz takes seconds to minutes on big
- * graphs); the status line says "rendering..." and then where it is. */
+ * graphs) into the picture folder; the status line says "rendering..." and
+ * then the picture's full path. */
 static void render_key(struct wb *wb, int key)
 {
 	struct wb_render r;
 	memset(&r, 0, sizeof r);
 	r.run = wb->run;
 	r.state = wb->cur;
+	char dir[sizeof r.path - 64];
+	if (picture_dir(wb, dir, sizeof dir) != 0) {
+		wb_msg(wb, true, "no folder for pictures (beside the database, or $XDG_CACHE_HOME)");
+		return;
+	}
 	if (wb->view == WB_V_ALLOC) {
 		if (wb->cur == ENG_NO_STATE)
 			return;
 		r.heap = true;
-		snprintf(r.path, sizeof r.path, "cmc-heap-%lld-%u.svg", (long long)wb->run, wb->cur);
+		snprintf(r.path, sizeof r.path, "%s/cmc-heap-%lld-%u.svg", dir, (long long)wb->run, wb->cur);
 	} else if (wb->view == WB_V_REPLAY && wb->viol_id) {
 		r.violation = wb->viol_id;
-		snprintf(r.path, sizeof r.path, "cmc-violation-%lld.svg", (long long)wb->viol_id);
+		snprintf(r.path, sizeof r.path, "%s/cmc-violation-%lld.svg", dir, (long long)wb->viol_id);
 	} else if (wb->view == WB_V_COMPARE) {
 		r.raw_vs_canonical = true;
-		snprintf(r.path, sizeof r.path, "cmc-run-%lld-raw-vs-canonical.svg", (long long)wb->run);
+		snprintf(r.path, sizeof r.path, "%s/cmc-run-%lld-raw-vs-canonical.svg", dir, (long long)wb->run);
 	} else {
 		if (wb->cur == ENG_NO_STATE)
 			return;
 		r.around_set = true;
-		snprintf(r.path, sizeof r.path, "cmc-run-%lld-state-%u.svg", (long long)wb->run, wb->cur);
+		snprintf(r.path, sizeof r.path, "%s/cmc-run-%lld-state-%u.svg", dir, (long long)wb->run, wb->cur);
 	}
 	if (wb_submit_render(wb, &r))
 		wb_msg(wb, false, "rendering %s...", r.path);
@@ -134,6 +180,27 @@ int wb_render_run(store *st, const struct wb_render *r, char *msg, size_t len)
 	viz_result res;
 	memset(&res, 0, sizeof res);
 	int rc;
+	/* the picture folder, made here, off the input loop */
+	char dir[sizeof r->path];
+	snprintf(dir, sizeof dir, "%s", r->path);
+	char *slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		int made = mkdir(dir, 0777);
+		char *up = strrchr(dir, '/');
+		if (made != 0 && errno == ENOENT && up && up != dir) { /* ~/.cache itself may be missing */
+			*up = 0;
+			mkdir(dir, 0777);
+			*up = '/';
+			made = mkdir(dir, 0777);
+		}
+		if (made != 0 && errno != EEXIST) {
+			char e[300];
+			wb_escape(e, sizeof e, dir, strlen(dir));
+			snprintf(msg, len, "render failed: cannot make %.200s: %s", e, strerror(errno));
+			return -1;
+		}
+	}
 	if (r->heap) {
 		viz_heap h;
 		rc = viz_heap_load(st, r->run, r->state, &h, err, sizeof err);
@@ -161,7 +228,7 @@ int wb_render_run(store *st, const struct wb_render *r, char *msg, size_t len)
 	if (r->heap)
 		snprintf(msg, len, "wrote %s", r->path);
 	else
-		snprintf(msg, len, "wrote %s (%llu states, %llu edges)%s%.100s", r->path,
+		snprintf(msg, len, "wrote %s: %llu states, %llu edges%s%.100s", r->path,
 			 (unsigned long long)res.nodes, (unsigned long long)res.edges,
 			 res.reduction[0] ? "; " : "", res.reduction);
 	return 0;

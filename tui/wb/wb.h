@@ -131,7 +131,8 @@ struct wb_render {
 	int64_t violation;         /* highlight its trace; 0: none */
 	bool raw_vs_canonical;     /* one cluster per canonical state */
 	bool around_set;           /* the neighbourhood of `state`, radius 2 */
-	char path[128];            /* the SVG written (relative to the cwd) */
+	char path[4096];           /* the SVG written: an absolute path in
+				    * the picture folder (view-graph.c) */
 };
 
 /* One step of a counterexample replay as re-executed. */
