@@ -107,7 +107,8 @@ ok "list: the empty initial state says the pool holds no chunk" grep -q 'holds n
 . "$CMC_TOP/tests/tui-lib.sh"
 s=$(violating_state o.db)
 start "'$CMC' tui --db o.db"
-ok "tui: opens the stored overflow run" wait_for 'q:quit'
+ok "tui: opens the stored overflow run, saying it holds a violation" \
+	wait_for '^run 1: 9 states, 1 violation: v lists it'
 keys / "$s" Enter
 keys a
 ok "tui: the failing invariant names its chunk, slot and byte" \

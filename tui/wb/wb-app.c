@@ -286,14 +286,20 @@ static int open_db(struct wb *wb, const char *db, int64_t run, char *err, size_t
 }
 
 /* The first screen's status line: what the session shows and the key that
- * shows more (the footer's hints come back with the first key).  Fits 80
- * columns with the counts of a run under 100000 states. */
+ * shows more (the footer's hints come back with the first key): a
+ * violation first, then the raw-against-canonical story, else the count.
+ * Fits 80 columns with the counts of a run under 100000 states. */
 static void startup_msg(struct wb *wb)
 {
 	const store_run *r = &wb->ri;
 	if (wb->live)
 		wb_msg(wb, false, "live search: Enter opens a state to step from, r runs the whole search, "
 				  "?: keys");
+	else if (r->violations)
+		wb_msg(wb, false, "run %lld: %llu states, %llu violation%s: v lists %s, ?: every key",
+		       (long long)wb->run, (unsigned long long)wb->n_states,
+		       (unsigned long long)r->violations, r->violations == 1 ? "" : "s",
+		       r->violations == 1 ? "it" : "them");
 	else if (r->raw_distinct && r->canon_distinct && r->raw_distinct != r->canon_distinct)
 		wb_msg(wb, false, "%llu states told apart by heap bytes are %llu by canonical record: "
 				  "c compares",
