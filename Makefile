@@ -214,6 +214,9 @@ $(B)/tests/%: tests/unit/%.c $(LIBS_ALL) $(B)/config.mk | $(PUB_ALL)
 $(B)/tests/t4-list: UNIT_OBJS := $(call obj,tui/wb/wb-list.c)
 $(B)/tests/t4-list: CFLAGS_tests += -Itui
 $(B)/tests/t4-list: $(call obj,tui/wb/wb-list.c)
+$(B)/tests/t4-text: UNIT_OBJS := $(call obj,tui/wb/wb-text.c)
+$(B)/tests/t4-text: CFLAGS_tests += -Itui
+$(B)/tests/t4-text: $(call obj,tui/wb/wb-text.c)
 
 # Models as loadable shared objects too, to test the loader.  One that
 # runs the allocator (alloc.c) takes the layout's PIC objects from the
