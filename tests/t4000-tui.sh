@@ -84,7 +84,7 @@ keys x
 ok "replay: the whole counterexample re-executed, the violation reproduced" \
 	wait_for 'replayed 6 of 6 steps - violation reproduced: invariant:NotSolved at step 6'
 ok "replay: step 6 matched, and fails NotSolved" \
-	wait_for '^ +6 BigToSmall +[0-9a-f]{12} match +\[invariant:NotSolved\]'
+	wait_for '^! +6 BigToSmall +[0-9a-f]{12} match +\[invariant:NotSolved\]'
 not_ok "replay: nothing claims every fingerprint matched" grep -q 'every fingerprint matched' "$T/screen"
 
 keys w

@@ -38,7 +38,7 @@ ok "database: G reaches the last stored state" wait_for '^\[states by discovery 
 keys r
 ok "database: searching needs a live target, and says so" wait_for 'needs a live target'
 keys u
-ok "runs: the runs view lists the run as incomplete" wait_for '^ +1 model +bench-counters-small +interrupted .*incomplete'
+ok "runs: the runs view lists the run as incomplete" wait_for '^[ !][ *] +1 model +bench-counters-small +interrupted .*incomplete'
 keys q
 ok "database: q leaves" wait_for 'EXITED=0'
 
@@ -55,7 +55,7 @@ ok "database replay: the counterexample opens" wait_for 'violation [0-9]+: invar
 keys x
 ok "database replay: re-executed against a fresh frontend, the violation reproduced" \
 	wait_for '^replayed 6 of 6 steps - violation reproduced: invariant:NotSolved at step 6'
-ok "database replay: the last step matched" wait_for '^ +6 BigToSmall +[0-9a-f]{12} match'
+ok "database replay: the last step matched" wait_for '^[! ] +6 BigToSmall +[0-9a-f]{12} match'
 keys q
 wait_for 'EXITED=0' >/dev/null
 

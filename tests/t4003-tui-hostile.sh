@@ -39,7 +39,7 @@ title=$(tm display -p -t wb '#{pane_title}')
 not_ok "state: ... and did not set the pane title" test "$title" = title
 ok "state: nothing reaches the terminal raw" leaks
 keys v
-ok "violations: listed, escaped" wait_for '^ +1 '
+ok "violations: listed, escaped" wait_for '^! +1 '
 ok "violations: nothing reaches the terminal raw" leaks
 keys q
 ok "quit" wait_for 'EXITED=0'

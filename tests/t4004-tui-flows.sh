@@ -149,7 +149,7 @@ else
 	job r
 	ok "replay: the search stops at the double free" wait_for 'search stopped: 1 violation'
 	keys v
-	ok "replay: the violation is the allocator's INV-15" wait_for '^ +1 alloc +[0-9]+ +3 +allocator invariant INV-15'
+	ok "replay: the violation is the allocator's INV-15" wait_for '^! +1 alloc +[0-9]+ +3 +allocator invariant INV-15'
 	job Enter
 	ok "replay: Enter opens the counterexample" wait_for '^violation 1: alloc allocator invariant INV-15'
 	ok "replay: nothing re-executed yet" wait_for '^replayed 0 of 3 steps$'
@@ -180,7 +180,7 @@ else
 	ok "replay: Right three times: the whole counterexample, the violation reproduced" \
 		wait_for '^replayed 3 of 3 steps - violation reproduced: alloc at step 3 \(FLUSH\)'
 	ok "replay: the double free step matched, fails alloc and shows its reply" \
-		wait_for '^ +3 FLUSH +[0-9a-f]{12} match +\[alloc\] OK\\n$'
+		wait_for '^! +3 FLUSH +[0-9a-f]{12} match +\[alloc\] OK\\n$'
 	ok "replay: the status line says the same" \
 		wait_for '^replayed 3 of 3 steps: violation reproduced: alloc at step 3 \(FLUSH\)'
 	job l
@@ -194,7 +194,7 @@ else
 	wait_for '^print  ' >/dev/null
 	keys a
 	ok "chunk map: the allocator view says the invariants fail" wait_for '^allocator at state [0-9]+: INVARIANTS FAIL'
-	ok "chunk map: INV-15 names the chunk and slot" wait_for '^  FAIL INV-15 no double free -> chunk 0 slot [0-9]+, byte \+0x'
+	ok "chunk map: INV-15 names the chunk and slot" wait_for '^! FAIL INV-15 no double free -> chunk 0 slot [0-9]+, byte \+0x'
 	ok "chunk map: the chunk it points at is marked *" \
 		wait_for '^  \*0 +unit 0 +class +[0-9]+ B live +1/[0-9]+ #\.+'
 	job w
@@ -233,7 +233,7 @@ SCN
 	ok "diverge: against the same target the violation is reproduced" \
 		wait_for '^replayed 2 of 2 steps - violation reproduced: reply:\* at step 2 \(evil\)'
 	ok "diverge: ... evil matches, fails reply:* and shows its reply" \
-		wait_for '^ +2 evil +[0-9a-f]{12} match +\[reply:\*\] OK unknown mode\\n'
+		wait_for '^! +2 evil +[0-9a-f]{12} match +\[reply:\*\] OK unknown mode\\n'
 	quit
 	start "T4004_MODE=escapes NO_COLOR=1 '$CMC' tui div.db"
 	ok "diverge: the run opens again" wait_for 'run 1 div\.scn \| violation'
@@ -246,7 +246,7 @@ SCN
 	ok "diverge: the replay names the step where the target changed" \
 		wait_for '^replayed 2 of 2 steps - DIVERGED at step 2 \(evil\); violation reproduced: reply'
 	ok "diverge: the step shows the fingerprint reached instead" \
-		wait_for '^ +2 evil +([0-9a-f]{12}) DIFFERS [0-9a-f]{12} \[reply:\*\] OK\\x1b\]0;p'
+		wait_for '^! +2 evil +([0-9a-f]{12}) DIFFERS [0-9a-f]{12} \[reply:\*\] OK\\x1b\]0;p'
 	ok "diverge: the status line says the violation came, but the target did not repeat itself" \
 		wait_for '^replayed 2 of 2 steps: violation reproduced: reply:\* at step 2 \(evil\)'
 	ok "diverge: the changed reply reaches the terminal escaped only" leaks
@@ -363,7 +363,7 @@ else
 	job x
 	ok "hostile: the counterexample replays on the live target, violation reproduced" \
 		wait_for '^replayed 2 of 2 steps - violation reproduced: '
-	ok "hostile: the reply column is escaped" wait_for '^ +2 evil +[0-9a-f]{12} match +\[[^]]*\] OK\\x1b\]0;p'
+	ok "hostile: the reply column is escaped" wait_for '^! +2 evil +[0-9a-f]{12} match +\[[^]]*\] OK\\x1b\]0;p'
 	ok "hostile: the replay reaches the terminal escaped only" leaks
 	is "hostile: the pane title is still unchanged" "$(title)" "$t0"
 	not_ok "hostile: ... and not the target's" test "$(title)" = pwned

@@ -53,9 +53,32 @@ static void alloc_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	wb_row(w, 0, cols, A_BOLD, "allocator at state %u: %s", V.id,
 	       !V.h.has_alloc ? "no allocator status recorded (models and runs without the preload)"
 	       : fails ? "INVARIANTS FAIL" : "every checked invariant holds");
-	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
+	/* The selected invariant (else the first failing one) whole at the
+	 * bottom, wrapped: a failing one's message does not fit its row. */
+	char whole[600] = "";
+	size_t pick = V.l.cur < V.h.n_inv && V.h.inv[V.l.cur].failed ? V.l.cur : SIZE_MAX;
+	for (unsigned i = 0; pick == SIZE_MAX && i < V.h.n_inv; i++)
+		if (V.h.inv[i].failed)
+			pick = i;
+	if (pick != SIZE_MAX) {
+		viz_invariant *v = &V.h.inv[pick];
+		char name[80], detail[400];
+		wb_escape(name, sizeof name, v->name ? v->name : "?", v->name ? strlen(v->name) : 1);
+		wb_escape(detail, sizeof detail, v->detail, strlen(v->detail));
+		snprintf(whole, sizeof whole, "%s %s%s%s", v->failed ? "FAIL" : "ok", name, detail[0] ? ": " : "",
+			 detail);
+	}
+	int quarter = rows / 4 > 1 ? rows / 4 : 1;
+	int detail = whole[0] ? wb_wrap_count(quarter, cols, "", whole) : 0;
+	size_t body = rows > 1 + detail ? (size_t)(rows - 1 - detail) : 1;
+	if (rows <= 1 + detail + 1)
+		detail = 0, body = rows > 1 ? (size_t)rows - 1 : 1;
 	wb_list_clamp(&V.l, body);
-	for (size_t i = V.l.top, y = 1; i < V.l.n && y < (size_t)rows; i++, y++) {
+	if (detail)
+		wb_wrap_rows(w, rows - detail, detail, cols,
+			     pick < V.h.n_inv && V.h.inv[pick].failed ? wb_attr(wb, WB_C_BAD) : (int)A_NORMAL, "",
+			     whole);
+	for (size_t i = V.l.top, y = 1; i < V.l.n && y <= body; i++, y++) {
 		int sel = i == V.l.cur ? (int)A_REVERSE : 0;
 		if (i < V.h.n_inv) {
 			viz_invariant *v = &V.h.inv[i];
@@ -71,7 +94,7 @@ static void alloc_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 						 (long long)v->chunk, (unsigned long long)v->byte_off);
 			}
 			wb_row(w, (int)y, cols, sel | (v->failed ? wb_attr(wb, WB_C_BAD) : wb_attr(wb, WB_C_GOOD)),
-			       "  %-4s %s%s%s%s", v->failed ? "FAIL" : "ok", name, where,
+			       "%c %-4s %s%s%s%s", v->failed ? WB_MARK_VIOLATION : ' ', v->failed ? "FAIL" : "ok", name, where,
 			       v->failed && detail[0] ? ": " : "", v->failed ? detail : "");
 		} else {
 			size_t k = i - V.h.n_inv;

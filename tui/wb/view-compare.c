@@ -173,7 +173,7 @@ static const struct wb_binding compare_keys[] = {
 
 const struct wb_view wb_view_compare = {
 	.name = "raw vs canonical",
-	.hint = "Enter:diff its variants/open state m:mark d:diff",
+	.hint = "Enter:open m:mark d:diff",
 	.load = compare_load,
 	.draw = compare_draw,
 	.list = compare_list,

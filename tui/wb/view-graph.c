@@ -20,7 +20,19 @@ static struct {
 	uint32_t id;
 	store_edge *in, *out;
 	size_t nin, nout;
+	int *status;      /* [nin + nout]: the status of the state at each edge's other end */
+	int self;         /* the current state's status */
 } V = {.id = ENG_NO_STATE};
+
+static int status_of(struct wb *wb, uint32_t id)
+{
+	store_state s;
+	if (store_state_get(wb->st, wb->run, id, &s) != 0)
+		return STORE_OK;
+	int st = s.status;
+	store_state_clear(&s);
+	return st;
+}
 
 static void graph_load(struct wb *wb)
 {
@@ -36,6 +48,11 @@ static void graph_load(struct wb *wb)
 	wb_lock(wb);
 	store_predecessors(wb->st, wb->run, V.id, &V.in, &V.nin);
 	store_successors(wb->st, wb->run, V.id, &V.out, &V.nout);
+	free(V.status);
+	V.status = calloc(V.nin + V.nout + 1, sizeof *V.status);
+	V.self = status_of(wb, V.id);
+	for (size_t i = 0; V.status && i < V.nin + V.nout; i++)
+		V.status[i] = status_of(wb, i < V.nin ? V.in[i].from : V.out[i - V.nin].to);
 	wb_unlock(wb);
 	V.l.n = V.nin + V.nout;
 }
@@ -48,8 +65,11 @@ static void graph_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		wb_row(w, 0, cols, A_NORMAL, "no current state");
 		return;
 	}
-	wb_row(w, 0, cols, A_BOLD, "neighbourhood of state %u: %zu edge(s) in, %zu out  (w: render to SVG)",
-	       V.id, V.nin, V.nout);
+	char self[3] = {wb_state_mark(V.self), ' ', 0};
+	wb_row(w, 0, cols, A_BOLD | (V.self != STORE_OK ? wb_state_attr(wb, V.self, false, false) : 0),
+	       "%sneighbourhood of state %u%s: %zu edge(s) in, %zu out  (w: render to SVG)",
+	       V.self == STORE_OK ? "" : self, V.id,
+	       V.self == STORE_OK ? "" : V.self == STORE_VIOLATION ? " (VIOLATION)" : " (FAULT)", V.nin, V.nout);
 	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
 	wb_list_clamp(&V.l, body);
 	for (size_t i = V.l.top, y = 1; i < V.l.n && y < (size_t)rows; i++, y++) {
@@ -57,12 +77,14 @@ static void graph_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		store_edge *e = in ? &V.in[i] : &V.out[i - V.nin];
 		char lab[48];
 		wb_escape(lab, sizeof lab, e->label ? e->label : "", e->label ? strlen(e->label) : 0);
-		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
+		int st = V.status ? V.status[i] : STORE_OK;
+		int attr = wb_state_attr(wb, st, false, i == V.l.cur);
+		char mark = wb_state_mark(st);
 		if (in)
-			wb_row(w, (int)y, cols, attr, "%8u --%s--> [%u]%s", e->from, lab, V.id,
+			wb_row(w, (int)y, cols, attr, "%c%7u --%s--> [%u]%s", mark, e->from, lab, V.id,
 			       e->new_state ? "  (tree edge)" : "");
 		else
-			wb_row(w, (int)y, cols, attr, "%8s [%u] --%s--> %u%s%s", "", V.id, lab, e->to,
+			wb_row(w, (int)y, cols, attr, "%c%7s [%u] --%s--> %u%s%s", mark, "", V.id, lab, e->to,
 			       e->new_state ? "  (new)" : "", e->to == V.id ? "  (self-loop)" : "");
 	}
 }

@@ -117,10 +117,10 @@ static void levels_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 				wb_escape(lab, sizeof lab, s->label, strlen(s->label));
 			if (s->parent != ENG_NO_STATE)
 				snprintf(par, sizeof par, "%u", s->parent);
-			int attr = V.right && i == V.st.cur ? (int)A_REVERSE
-				   : s->status != STORE_OK ? wb_attr(wb, WB_C_BAD) : (int)A_NORMAL;
-			wb_row(sub, (int)y, scols, attr, "%8u %8s  %-24.24s %s", s->id, par, lab,
-			       wb_status_name(s->status));
+			int attr = wb_state_attr(wb, s->status, s->parent == ENG_NO_STATE,
+						 V.right && i == V.st.cur);
+			wb_row(sub, (int)y, scols, attr, "%c%7u %8s  %-24.24s %s", wb_state_mark(s->status),
+			       s->id, par, lab, wb_status_name(s->status));
 		}
 		delwin(sub);
 	}

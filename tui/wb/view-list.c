@@ -63,11 +63,12 @@ static void state_line(struct wb *wb, WINDOW *w, int y, int cols, const store_st
 	if (s->label)
 		wb_escape(lab, sizeof lab, s->label, strlen(s->label));
 	eng_fp show = eng_fp_zero(s->canon_fp) ? s->fp : s->canon_fp;
-	int attr = sel ? (int)A_REVERSE : s->status != STORE_OK ? wb_attr(wb, WB_C_BAD) : (int)A_NORMAL;
+	int attr = wb_state_attr(wb, s->status, s->parent == ENG_NO_STATE, sel);
 	char parent[16] = "-";
 	if (s->parent != ENG_NO_STATE)
 		snprintf(parent, sizeof parent, "%u", s->parent);
-	wb_row(w, y, cols, attr, "%8u %5u %8s  %-24.24s %-9s %s", s->id, s->depth, parent, lab,
+	wb_row(w, y, cols, attr, "%c%7u %5u %8s  %-24.24s %-9s %s", wb_state_mark(s->status), s->id, s->depth,
+	       parent, lab,
 	       wb_status_name(s->status), wb_fp_short(show, fp));
 }
 
@@ -100,7 +101,7 @@ static void list_activate(struct wb *wb)
 
 const struct wb_view wb_view_list = {
 	.name = "states by discovery",
-	.hint = "Enter:open /:jump 2:levels 3:tree r:run v:violations",
+	.hint = "Enter:open r:run v:violations /:jump 2:levels 3:tree",
 	.load = list_load,
 	.draw = list_draw,
 	.list = list_list,

@@ -96,10 +96,14 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		wb_row(w, 0, cols, A_NORMAL, "no counterexample open (v lists the violations)");
 		return;
 	}
-	char prop[64], msg[160];
+	char prop[256], msg[1024], head[1400];
 	wb_escape(prop, sizeof prop, V.v.property ? V.v.property : "", V.v.property ? strlen(V.v.property) : 0);
 	wb_escape(msg, sizeof msg, V.v.message ? V.v.message : "", V.v.message ? strlen(V.v.message) : 0);
-	wb_row(w, 0, cols, wb_attr(wb, WB_C_BAD), "violation %lld: %s %s", (long long)V.v.id, prop, msg);
+	snprintf(head, sizeof head, "violation %lld: %s %s", (long long)V.v.id, prop, msg);
+	/* The violation and the verdict wrapped, a quarter and a third of
+	 * the rows at most: the steps keep the rest. */
+	int quarter = rows / 4 > 1 ? rows / 4 : 1, third = rows / 3 > 1 ? rows / 3 : 1;
+	int y = wb_wrap_rows(w, 0, quarter, cols, wb_attr(wb, WB_C_BAD), "", head);
 	size_t div;
 	char why[sizeof wb->replay_why];
 	wb_lock(wb);
@@ -111,14 +115,18 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	/* The verdict when it says something a step's row cannot: a violation
 	 * reproduced, or a replay that did not reproduce. */
 	bool say = !running && why[0] && code != TUI_EXIT_OK;
-	wb_row(w, 1, cols, say && code != TUI_EXIT_VIOLATION ? (int)wb_attr(wb, WB_C_BAD) : (int)A_NORMAL,
-	       "replayed %zu of %zu steps%s%s%s", V.at, V.v.trace.len, running ? " (running)" : "",
-	       say ? " - " : "", say ? why : "");
-	wb_row(w, 2, cols, A_BOLD, "%4s %-20s %-12s %-12s %s", "step", "operation", "stored fp", "replayed",
-	       "reply");
-	size_t body = rows > 3 ? (size_t)rows - 3 : 1;
+	char verdict[sizeof why + 64];
+	snprintf(verdict, sizeof verdict, "replayed %zu of %zu steps%s%s%s", V.at, V.v.trace.len,
+		 running ? " (running)" : "", say ? " - " : "", say ? why : "");
+	y += wb_wrap_rows(w, y, third, cols,
+			  say && code != TUI_EXIT_VIOLATION ? (int)wb_attr(wb, WB_C_BAD) : (int)A_NORMAL, "",
+			  verdict);
+	int top = y + 1; /* the first step's row */
+	wb_row(w, top - 1, cols, A_BOLD, "%4s %-20s %-12s %-12s %s", "step", "operation", "stored fp",
+	       "replayed", "reply");
+	size_t body = rows > top ? (size_t)(rows - top) : 1;
 	wb_list_clamp(&V.l, body);
-	for (size_t i = V.l.top, y = 3; i < V.l.n && y < (size_t)rows; i++, y++) {
+	for (size_t i = V.l.top, y = (size_t)top; i < V.l.n && y < (size_t)rows; i++, y++) {
 		char lab[64] = "(initial state)", sfp[16] = "-", gfp[16] = "", res[48] = "";
 		struct wb_rstep r = {0};
 		if (i > 0) {
@@ -133,11 +141,13 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		if (wb->rsteps)
 			r = wb->rsteps[i];
 		wb_unlock(wb);
-		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
+		int attr = i == V.l.cur ? (int)A_REVERSE : i == 0 ? wb_attr(wb, WB_C_INIT) : (int)A_NORMAL;
+		char mark = ' ';
 		if (i > 0 && i <= V.at && !running) {
 			if (r.done && r.fault) {
 				snprintf(res, sizeof res, "FAULT");
-				attr |= wb_attr(wb, WB_C_BAD);
+				attr |= wb_attr(wb, WB_C_FAULT);
+				mark = WB_MARK_FAULT;
 			} else if (r.done && (r.outcome == ENG_STEP_MATCHED ||
 					      r.outcome == ENG_STEP_UNRECORDED)) {
 				snprintf(res, sizeof res, "%s", r.outcome == ENG_STEP_MATCHED ? "match" : "taken");
@@ -157,8 +167,9 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		if (v) {
 			attr |= wb_attr(wb, WB_C_BAD);
 			snprintf(prop, sizeof prop, "[%s] ", r.property);
+			mark = WB_MARK_VIOLATION;
 		}
-		wb_row(w, (int)y, cols, attr, "%4zu %-20.20s %-12s %-12s %s%s", i, lab, sfp, res, prop,
+		wb_row(w, (int)y, cols, attr, "%c%3zu %-20.20s %-12s %-12s %s%s", mark, i, lab, sfp, res, prop,
 		       i > 0 && i <= V.at && !running ? r.reply : "");
 	}
 }
@@ -191,7 +202,7 @@ static const struct wb_binding replay_keys[] = {
 
 const struct wb_view wb_view_replay = {
 	.name = "counterexample",
-	.hint = "Right/l:replay a step Left/h:back x:all Enter:state",
+	.hint = "Right/l:replay a step x:all Left/h:back Enter:state",
 	.draw = replay_draw,
 	.list = replay_list,
 	.activate = replay_activate,

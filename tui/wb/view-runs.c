@@ -4,6 +4,7 @@
  */
 #include <string.h>
 
+#include "wb-text.h"
 #include "wb.h"
 
 static struct {
@@ -23,21 +24,32 @@ static void runs_load(struct wb *wb)
 	V.l.n = V.n;
 }
 
+/* The name column takes the room the others leave (at least 12); a path
+ * too long for it loses the middle of its folders, never its file name,
+ * so two scenarios of one folder do not look the same.  Left of the id,
+ * ! marks a run that found a violation and * the run shown. */
 static void runs_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 {
-	wb_row(w, 0, cols, A_BOLD, "%5s %-8s %-20s %-12s %10s %6s", "run", "kind", "name", "status",
+	enum { FIXED = 5 + 1 + 8 + 1 + 1 + 12 + 1 + 10 + 1 + 6 + 12 };
+	int nw = cols - FIXED < 12 ? 12 : cols - FIXED;
+	if (nw > 200)
+		nw = 200;
+	wb_row(w, 0, cols, A_BOLD, "%5s %-8s %-*s %-12s %10s %6s", "run", "kind", nw, "name", "status",
 	       "distinct", "depth");
 	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
 	wb_list_clamp(&V.l, body);
 	for (size_t i = V.l.top, y = 1; i < V.n && y < (size_t)rows; i++, y++) {
 		store_run *r = &V.r[i];
-		char name[40];
-		wb_escape(name, sizeof name, r->name ? r->name : "", r->name ? strlen(r->name) : 0);
+		char esc[512], name[256];
+		wb_escape(esc, sizeof esc, r->name ? r->name : "", r->name ? strlen(r->name) : 0);
+		wb_text_elide_path(name, sizeof name, esc, (size_t)nw);
 		bool inc = strcmp(r->status, "interrupted") == 0 || strcmp(r->status, "error") == 0;
-		wb_row(w, (int)y, cols, i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL,
-		       "%5lld %-8.8s %-20.20s %-12s %10llu %6u%s%s", (long long)r->id,
-		       r->kind ? r->kind : "", name, r->status, (unsigned long long)r->distinct, r->depth,
-		       inc ? "  incomplete" : "", r->id == wb->run ? "  <- shown" : "");
+		int st = r->violations ? STORE_VIOLATION : STORE_OK;
+		bool shown = r->id == wb->run;
+		wb_row(w, (int)y, cols, wb_state_attr(wb, st, false, i == V.l.cur) | (shown ? (int)A_BOLD : 0),
+		       "%c%c%3lld %-8.8s %-*s %-12s %10llu %6u%s", wb_state_mark(st), shown ? '*' : ' ',
+		       (long long)r->id, r->kind ? r->kind : "", nw, name, r->status,
+		       (unsigned long long)r->distinct, r->depth, inc ? "  incomplete" : "");
 	}
 }
 

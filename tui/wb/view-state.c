@@ -21,6 +21,7 @@
 struct op_row {
 	char *label;      /* raw label, for applying */
 	uint32_t to;
+	int status;       /* of `to` (STORE_OK when not taken yet) */
 	bool tree;        /* the edge that discovered `to` */
 };
 
@@ -30,6 +31,8 @@ static struct {
 	bool found;
 	char info[INFO_MAX][512];
 	int ninfo;
+	int status;       /* the state's */
+	bool initial;
 	struct op_row *ops;
 	size_t nops;
 } V = {.id = ENG_NO_STATE};
@@ -46,7 +49,7 @@ static void clear_ops(void)
 static void add_op(const char *label, uint32_t to, bool tree)
 {
 	V.ops = eng_xrealloc(V.ops, (V.nops + 1) * sizeof *V.ops);
-	V.ops[V.nops++] = (struct op_row){eng_xstrdup(label ? label : ""), to, tree};
+	V.ops[V.nops++] = (struct op_row){eng_xstrdup(label ? label : ""), to, STORE_OK, tree};
 }
 
 static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -123,6 +126,8 @@ static void state_load(struct wb *wb)
 	if (rc != 0)
 		return;
 	V.found = true;
+	V.status = s.status;
+	V.initial = s.parent == ENG_NO_STATE;
 
 	char fp[33], raw[16], canon[16], lab[80] = "";
 	if (s.label)
@@ -165,8 +170,16 @@ static void state_load(struct wb *wb)
 	}
 	store_state_clear(&s);
 
-	for (size_t i = 0; i < ne; i++)
+	for (size_t i = 0; i < ne; i++) {
 		add_op(e[i].label, e[i].to, e[i].new_state);
+		store_state t;
+		wb_lock(wb);
+		if (store_state_get(wb->st, wb->run, e[i].to, &t) == 0) {
+			V.ops[V.nops - 1].status = t.status;
+			store_state_clear(&t);
+		}
+		wb_unlock(wb);
+	}
 	/* Actions not taken yet from here.  A model's action may label its
 	 * successors itself ("Prepare(r1)" for Prepare): those count as
 	 * taken, and taking the action by its name yields all of them. */
@@ -201,9 +214,21 @@ static void state_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		wb_row(w, 0, cols, A_NORMAL, "no state %s", wb->cur == ENG_NO_STATE ? "selected" : "stored with that id");
 		return;
 	}
-	int y = 0;
-	for (int i = 0; i < V.ninfo && y < rows; i++)
-		wb_row(w, y++, cols, i == 0 ? A_BOLD : A_NORMAL, "%s", V.info[i]);
+	/* Each line wrapped under its 7-column caption ("trace  ", "reply  "),
+	 * a long one taking at most a third of the rows. */
+	int y = 0, most = rows / 3 > 1 ? rows / 3 : 1;
+	for (int i = 0; i < V.ninfo && y < rows; i++) {
+		const char *t = V.info[i];
+		char lead[8] = "";
+		bool caption = strlen(t) > 7 && t[6] == ' ' && t[0] != ' ' && strcspn(t, " ") < 7;
+		if (caption) {
+			memcpy(lead, t, 7);
+			lead[7] = 0;
+			t += 7;
+		}
+		int attr = i == 0 ? wb_state_attr(wb, V.status, V.initial, false) | (int)A_BOLD : (int)A_NORMAL;
+		y += wb_wrap_rows(w, y, rows - y < most ? rows - y : most, cols, attr, lead, t);
+	}
 	wb_lock(wb);
 	if (wb->describe && wb->describe_id == V.id && y < rows) {
 		char d[300];
@@ -226,7 +251,8 @@ static void state_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 			snprintf(to, sizeof to, "(not taken yet)");
 		else
 			snprintf(to, sizeof to, "-> %u%s", o->to, o->tree ? " (discovered here)" : "");
-		wb_row(w, y++, cols, i == V.l.cur ? A_REVERSE : A_NORMAL, "  %-30s %s", lab, to);
+		wb_row(w, y++, cols, wb_state_attr(wb, o->status, false, i == V.l.cur), "%c %-30s %s",
+		       wb_state_mark(o->status), lab, to);
 	}
 }
 

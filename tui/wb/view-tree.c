@@ -96,6 +96,16 @@ static void open_row(struct wb *wb, size_t i)
 			  e[j].label ? strlen(e[j].label) : 0);
 		k++;
 	}
+	/* Each child's status, so a violation shows where the tree reaches it. */
+	wb_lock(wb);
+	for (size_t j = 0; j < k; j++) {
+		store_state s;
+		if (store_state_get(wb->st, wb->run, r[j].id, &s) == 0) {
+			r[j].status = s.status;
+			store_state_clear(&s);
+		}
+	}
+	wb_unlock(wb);
 	store_edges_free(e, ne);
 	V.rows[i].open = true;
 	insert_rows(i + 1, r, k);
@@ -149,8 +159,9 @@ static void tree_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		size_t k = r->indent * 2 < sizeof ind - 1 ? r->indent * 2 : sizeof ind - 1;
 		memset(ind, ' ', k);
 		ind[k] = 0;
-		int attr = i == V.l.cur ? (int)A_REVERSE : r->status != STORE_OK ? wb_attr(wb, WB_C_BAD) : (int)A_NORMAL;
-		wb_row(w, (int)y, cols, attr, "%s%s %u %s", ind, r->open ? "-" : "+", r->id, r->label);
+		int attr = wb_state_attr(wb, r->status, r->indent == 0, i == V.l.cur);
+		wb_row(w, (int)y, cols, attr, "%s%s%c%u %s", ind, r->open ? "-" : "+", wb_state_mark(r->status),
+		       r->id, r->label);
 	}
 }
 

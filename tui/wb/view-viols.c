@@ -3,6 +3,7 @@
  * and the length of its counterexample.  Enter opens the counterexample in
  * the replay view.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "wb.h"
@@ -24,6 +25,9 @@ static void viols_load(struct wb *wb)
 	V.l.n = V.n;
 }
 
+/* The list on top, one row per violation (its message cut to the row);
+ * below it the selected violation whole, its message wrapped, so nothing
+ * that matters is cut at 80 columns. */
 static void viols_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 {
 	wb_row(w, 0, cols, A_BOLD, "%5s %-24s %7s %5s  %s", "id", "property", "state", "steps", "message");
@@ -32,17 +36,37 @@ static void viols_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		       wb_can_step(wb) ? " (yet: r searches)" : "");
 		return;
 	}
-	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
-	wb_list_clamp(&V.l, body);
-	for (size_t i = V.l.top, y = 1; i < V.n && y < (size_t)rows; i++, y++) {
+	char prop[256], msg[1024], whole[1400];
+	const store_violation *sel = &V.v[V.l.cur < V.n ? V.l.cur : 0];
+	wb_escape(prop, sizeof prop, sel->property ? sel->property : "", sel->property ? strlen(sel->property) : 0);
+	wb_escape(msg, sizeof msg, sel->message ? sel->message : "", sel->message ? strlen(sel->message) : 0);
+	snprintf(whole, sizeof whole, "%s: %s", prop, msg);
+	/* The detail pane takes what the text needs, at most half the rows,
+	 * and leaves the list at least one row. */
+	int half = (rows - 2) / 2;
+	int detail = wb_wrap_count(half > 1 ? half : 1, cols, "", whole);
+	int list_rows = rows - 1 - (detail + 1);
+	if (list_rows < 1) {
+		list_rows = rows - 1;
+		detail = 0;
+	}
+	wb_list_clamp(&V.l, (size_t)list_rows);
+	for (size_t i = V.l.top, y = 1; i < V.n && y <= (size_t)list_rows; i++, y++) {
 		store_violation *v = &V.v[i];
-		char prop[64], msg[160], state[16] = "-";
-		wb_escape(prop, sizeof prop, v->property ? v->property : "", v->property ? strlen(v->property) : 0);
-		wb_escape(msg, sizeof msg, v->message ? v->message : "", v->message ? strlen(v->message) : 0);
+		char p[64], m[160], state[16] = "-";
+		wb_escape(p, sizeof p, v->property ? v->property : "", v->property ? strlen(v->property) : 0);
+		wb_escape(m, sizeof m, v->message ? v->message : "", v->message ? strlen(v->message) : 0);
 		if (v->state != ENG_NO_STATE)
 			snprintf(state, sizeof state, "%u", v->state);
-		wb_row(w, (int)y, cols, i == V.l.cur ? (int)A_REVERSE : wb_attr(wb, WB_C_BAD),
-		       "%5lld %-24.24s %7s %5zu  %s", (long long)v->id, prop, state, v->trace.len, msg);
+		wb_row(w, (int)y, cols, wb_state_attr(wb, STORE_VIOLATION, false, i == V.l.cur),
+		       "%c%4lld %-24.24s %7s %5zu  %s", WB_MARK_VIOLATION, (long long)v->id, p, state,
+		       v->trace.len, m);
+	}
+	if (detail) {
+		int y = rows - detail - 1;
+		wb_row(w, y, cols, A_BOLD, "violation %lld%s", (long long)sel->id,
+		       V.n > 1 ? " (the selected one)" : "");
+		wb_wrap_rows(w, y + 1, detail, cols, wb_attr(wb, WB_C_BAD), "", whole);
 	}
 }
 

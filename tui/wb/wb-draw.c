@@ -1,25 +1,27 @@
 /*
  * wb-draw.c — drawing helpers the workbench's views share: the one escaping
  * function every untrusted byte passes through before it reaches ncurses,
- * padded rows, colour pairs with a monochrome fallback (NO_COLOR), list
- * clamping.
+ * padded rows, wrapped rows, colour pairs with a monochrome fallback
+ * (NO_COLOR, terminals without colour) and the marks beside a state.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "wb-text.h"
 #include "wb.h"
 
 int wb_attr(struct wb *wb, int pair)
 {
 	if (wb->color)
-		return COLOR_PAIR(pair) | (pair == WB_C_HDR || pair == WB_C_BAD ? A_BOLD : 0);
+		return COLOR_PAIR(pair) | (pair == WB_C_HDR || pair == WB_C_BAD || pair == WB_C_FAULT ? A_BOLD : 0);
 	switch (pair) {
 	case WB_C_HDR: return A_REVERSE;
 	case WB_C_STATUS: return A_REVERSE;
 	case WB_C_BAD: return A_BOLD;
 	case WB_C_DIFF: return A_REVERSE;
 	case WB_C_ERR: return A_BOLD;
+	case WB_C_FAULT: return A_BOLD | A_UNDERLINE;
 	default: return A_NORMAL;
 	}
 }
@@ -64,18 +66,46 @@ char *wb_escape(char *dst, size_t dstlen, const void *src, size_t n)
 	return dst;
 }
 
-void wb_fit_tail(char *s, size_t width)
+int wb_state_attr(struct wb *wb, int status, bool initial, bool selected)
 {
-	size_t n = strlen(s);
-	if (n <= width)
-		return;
-	if (width < 4) {
-		s[width] = 0;
-		return;
-	}
-	size_t keep = width - 3;
-	memmove(s + 3, s + n - keep, keep + 1);
-	memcpy(s, "...", 3);
+	int a = status == STORE_VIOLATION ? wb_attr(wb, WB_C_BAD)
+		: status == STORE_FAULT   ? wb_attr(wb, WB_C_FAULT)
+		: initial                 ? wb_attr(wb, WB_C_INIT)
+					  : (int)A_NORMAL;
+	return selected ? a | (int)A_REVERSE : a;
+}
+
+char wb_state_mark(int status)
+{
+	return status == STORE_VIOLATION ? WB_MARK_VIOLATION : status == STORE_FAULT ? WB_MARK_FAULT : ' ';
+}
+
+static int wrap_lines(int cols, const char *lead, const char *text, struct wb_text_line *l, int max)
+{
+	size_t ll = strlen(lead);
+	size_t width = cols > (int)ll + 8 ? (size_t)cols - ll : 8;
+	return (int)wb_text_wrap(text, width, l, (size_t)max);
+}
+
+int wb_wrap_count(int maxrows, int cols, const char *lead, const char *text)
+{
+	struct wb_text_line l[64];
+	if (maxrows <= 0)
+		return 0;
+	return wrap_lines(cols, lead, text, l, maxrows < 64 ? maxrows : 64);
+}
+
+int wb_wrap_rows(WINDOW *w, int y, int maxrows, int cols, int attr, const char *lead, const char *text)
+{
+	struct wb_text_line l[64];
+	if (maxrows <= 0)
+		return 0;
+	int n = wrap_lines(cols, lead, text, l, maxrows < 64 ? maxrows : 64);
+	int ll = (int)strlen(lead);
+	for (int i = 0; i < n; i++)
+		wb_row(w, y + i, cols, attr, "%-*s%.*s", ll, i == 0 ? lead : "", (int)l[i].len,
+		       text + l[i].start);
+	return n;
 }
 
 void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cmd.h"
+#include "wb-text.h"
 #include "wb.h"
 
 #define TICK_MS 100
@@ -149,13 +150,20 @@ static void make_windows(struct wb *wb)
 	wb->dirty = true;
 }
 
-enum { WB_HDR_NAME_MIN = 20 };
+/* The title line says where you are, view > run, and how the run stands
+ * (the status line adds the current state, @N).  At 80 columns it cannot
+ * hold everything: the counts that matter (distinct states, the
+ * frontier, the status) always stay; the name is shortened in the middle
+ * (its file name stays, so two scenarios of one folder differ); then the
+ * least telling fields go first (the rate, the generated count, the
+ * order, the depth, the view). */
+enum { WB_HDR_NAME_MIN = 12 };
 
 static void draw_header(struct wb *wb)
 {
 	WINDOW *w = wb->hdr;
 	int cols = getmaxx(w);
-	char head[48], tail[160], name[256];
+	char name[256], sname[256];
 	wb_escape(name, sizeof name, wb->ri.name ? wb->ri.name : "?", wb->ri.name ? strlen(wb->ri.name) : 1);
 	eng_stats p;
 	bool busy;
@@ -166,6 +174,15 @@ static void draw_header(struct wb *wb)
 	job = wb->job;
 	busy = job != WB_J_NONE;
 	wb_unlock(wb);
+	char run[48], view[64], f[8][64];
+	snprintf(view, sizeof view, "%s > ", wb_view(wb->view)->name);
+	snprintf(run, sizeof run, "run %lld %s", (long long)wb->run, wb->run_is_live ? "live " : "");
+	struct wb_text_field fl[16];
+	size_t n = 0;
+	fl[n++] = (struct wb_text_field){view, 2};
+	fl[n++] = (struct wb_text_field){run, 0};
+	size_t name_at = n;
+	fl[n++] = (struct wb_text_field){NULL, 1};
 	if (wb->run_is_live) {
 		const char *what = !busy ? "idle"
 				   : job == WB_J_RUN || job == WB_J_RUN_FROM ? "SEARCHING"
@@ -173,25 +190,46 @@ static void draw_header(struct wb *wb)
 				   : job == WB_J_SIMULATE ? "simulating"
 				   : job == WB_J_RENDER ? "rendering"
 				   : job == WB_J_FIND || job == WB_J_COMPARE ? "reading" : "stepping";
-		snprintf(head, sizeof head, "cmc run %lld live ", (long long)wb->run);
-		snprintf(tail, sizeof tail, " %s | %s | %llu distinct %llu gen %.0f/s d%u fr %llu",
-			 dfs ? "dfs" : "bfs", what, (unsigned long long)p.distinct,
-			 (unsigned long long)p.generated, p.states_per_s, p.depth,
-			 (unsigned long long)p.frontier);
+		snprintf(f[0], sizeof f[0], " %s", dfs ? "dfs" : "bfs");
+		snprintf(f[1], sizeof f[1], " | %s", what);
+		snprintf(f[2], sizeof f[2], " | %llu distinct", (unsigned long long)p.distinct);
+		snprintf(f[3], sizeof f[3], " %llu gen", (unsigned long long)p.generated);
+		snprintf(f[4], sizeof f[4], " %.0f/s", p.states_per_s);
+		snprintf(f[5], sizeof f[5], " d%u", p.depth);
+		snprintf(f[6], sizeof f[6], " fr %llu", (unsigned long long)p.frontier);
+		static const int rank[] = {3, 0, 0, 6, 7, 4, 0};
+		for (int i = 0; i < 7; i++)
+			fl[n++] = (struct wb_text_field){f[i], rank[i]};
 	} else {
 		const char *st = wb->ri.status;
 		bool incomplete = strcmp(st, "interrupted") == 0 || strcmp(st, "error") == 0;
-		snprintf(head, sizeof head, "cmc run %lld ", (long long)wb->run);
-		snprintf(tail, sizeof tail, " | %s%s | %llu states %llu trans, depth %u%s", st,
-			 incomplete ? " (INCOMPLETE)" : "", (unsigned long long)wb->n_states,
-			 (unsigned long long)wb->ri.stored_transitions, wb->ri.depth, busy ? " | busy" : "");
+		snprintf(f[0], sizeof f[0], " | %s%s", st, incomplete ? " (INCOMPLETE)" : "");
+		snprintf(f[1], sizeof f[1], " | %llu states", (unsigned long long)wb->n_states);
+		snprintf(f[2], sizeof f[2], " %llu trans", (unsigned long long)wb->ri.stored_transitions);
+		snprintf(f[3], sizeof f[3], ", depth %u", wb->ri.depth);
+		snprintf(f[4], sizeof f[4], "%s", busy ? " | busy" : "");
+		static const int rank[] = {0, 0, 6, 4, 0};
+		for (int i = 0; i < 5; i++)
+			fl[n++] = (struct wb_text_field){f[i], rank[i]};
 	}
-	/* The counts matter more than a whole path: a name longer than the
-	 * room left keeps its tail (the file) behind "...", but never less
-	 * than WB_HDR_NAME_MIN columns of it (a model's name stays whole). */
-	long room = (long)cols - (long)strlen(head) - (long)strlen(tail);
-	wb_fit_tail(name, room < WB_HDR_NAME_MIN ? WB_HDR_NAME_MIN : (size_t)room);
-	wb_row(w, 0, cols, wb_attr(wb, WB_C_HDR), "%s%s%s", head, name, tail);
+	/* The name gets the room the fields that always stay leave it, less
+	 * the view's name when the file name still fits beside it; never
+	 * less than WB_HDR_NAME_MIN columns. */
+	long room = cols;
+	for (size_t i = 0; i < n; i++)
+		if (i != name_at && fl[i].text && fl[i].rank == 0)
+			room -= (long)strlen(fl[i].text);
+	const char *slash = strrchr(name, '/');
+	long want = (long)strlen(slash ? slash : name) + 4;
+	if (want > (long)strlen(name))
+		want = (long)strlen(name);
+	if (room - (long)strlen(view) >= want)
+		room -= (long)strlen(view);
+	wb_text_elide_path(sname, sizeof sname, name, room < WB_HDR_NAME_MIN ? WB_HDR_NAME_MIN : (size_t)room);
+	fl[name_at].text = sname;
+	char line[512];
+	wb_text_fit_fields(line, sizeof line, fl, n, (size_t)cols);
+	wb_row(w, 0, cols, wb_attr(wb, WB_C_HDR), "%s", line);
 	wnoutrefresh(w);
 }
 
@@ -205,11 +243,15 @@ static void draw_status(struct wb *wb)
 	} else if (wb->msg[0]) {
 		wb_row(w, 0, cols, wb_attr(wb, wb->msg_err ? WB_C_ERR : WB_C_STATUS), "%s", wb->msg);
 	} else {
-		char cur[24] = "";
+		/* The view's hints, most important first, dropped whole from
+		 * the end when the line is short; ? lists every key. */
+		char left[128], hints[256];
+		snprintf(left, sizeof left, "[%s%s] ?:keys q:quit  ", v->name, "");
 		if (wb->cur != ENG_NO_STATE)
-			snprintf(cur, sizeof cur, " @%u", wb->cur);
-		wb_row(w, 0, cols, wb_attr(wb, WB_C_STATUS), "[%s%s] ?:keys q:quit  %s", v->name, cur,
-		       v->hint);
+			snprintf(left, sizeof left, "[%s @%u] ?:keys q:quit  ", v->name, wb->cur);
+		size_t room = (size_t)cols > strlen(left) ? (size_t)cols - strlen(left) : 0;
+		wb_text_fit_hints(hints, sizeof hints, v->hint, room);
+		wb_row(w, 0, cols, wb_attr(wb, WB_C_STATUS), "%s%s", left, hints);
 	}
 	wnoutrefresh(w);
 }
@@ -273,6 +315,8 @@ static void init_colors(struct wb *wb)
 	init_pair(WB_C_DIFF, COLOR_BLACK, COLOR_YELLOW);
 	init_pair(WB_C_DIM, COLOR_BLUE, -1);
 	init_pair(WB_C_ERR, COLOR_WHITE, COLOR_RED);
+	init_pair(WB_C_FAULT, COLOR_MAGENTA, -1);
+	init_pair(WB_C_INIT, COLOR_CYAN, -1);
 	wb->color = true;
 }
 

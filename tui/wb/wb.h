@@ -271,14 +271,28 @@ int wb_main(struct wb *wb);
 void wb_prompt(struct wb *wb, const char *title, void (*done)(struct wb *, const char *));
 
 /* wb-draw.c */
-enum { WB_C_HDR = 1, WB_C_STATUS, WB_C_BAD, WB_C_GOOD, WB_C_DIFF, WB_C_DIM, WB_C_ERR };
+enum { WB_C_HDR = 1, WB_C_STATUS, WB_C_BAD, WB_C_GOOD, WB_C_DIFF, WB_C_DIM, WB_C_ERR, WB_C_FAULT,
+       WB_C_INIT };
 int wb_attr(struct wb *wb, int pair); /* colour pair, or a mono fallback */
+/* How a row showing a state looks, the same in every view: violations red
+ * (bold without colour), faults magenta (bold underlined), the initial
+ * state cyan, the selected row in reverse video over its colour, so a
+ * selected violation still reads as one.  status: STORE_OK, ... */
+int wb_state_attr(struct wb *wb, int status, bool initial, bool selected);
+/* The text mark beside a state, for NO_COLOR and terminals without
+ * colour: WB_MARK_VIOLATION, WB_MARK_FAULT, or ' '.  Listed in the help. */
+#define WB_MARK_VIOLATION '!'
+#define WB_MARK_FAULT 'X'
+char wb_state_mark(int status);
+/* Draw printable text wrapped over rows y.. (at most maxrows), each row
+ * starting with `lead` on the first and as many spaces on the others;
+ * returns the rows used. */
+int wb_wrap_rows(WINDOW *w, int y, int maxrows, int cols, int attr, const char *lead, const char *text);
+/* Rows wb_wrap_rows would use, at most maxrows. */
+int wb_wrap_count(int maxrows, int cols, const char *lead, const char *text);
 /* Untrusted bytes to printable ASCII (\n, \t, \\, \xHH); NUL-terminated,
  * truncated to fit dst (ending in "..." when cut).  Returns dst. */
 char *wb_escape(char *dst, size_t dstlen, const void *src, size_t n);
-/* Shorten printable s in place to at most width columns, keeping its end
- * behind a leading "..." (paths: the file name is what tells). */
-void wb_fit_tail(char *s, size_t width);
 /* Write one row of a window, padded or cut to cols; fmt output is trusted
  * text only (escape first). */
 void wb_row(WINDOW *w, int y, int cols, int attr, const char *fmt, ...)
