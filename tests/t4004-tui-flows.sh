@@ -346,7 +346,7 @@ else
 	t0=$(title)
 	job r
 	ok "hostile: the search stops at the reply full of escapes" wait_for 'search stopped: 1 violation'
-	ok "hostile: the states are listed" wait_for '^ +3 +3 +1 +evil +VIOLATION'
+	ok "hostile: the states are listed" wait_for '^! +3 +3 +1 +evil +VIOLATION'
 	ok "hostile: the list reaches the terminal escaped only" leaks
 	keys G Enter
 	ok "hostile: the violating state opens" wait_for '^state 3  depth 3  from 1 by evil  status VIOLATION'
@@ -356,7 +356,7 @@ else
 	ok "hostile: the state reaches the terminal escaped only" leaks
 	is "hostile: the pane title is unchanged" "$(title)" "$t0"
 	keys n
-	ok "hostile: the graph view" wait_for '^neighbourhood of state 3'
+	ok "hostile: the graph view" wait_for '^(! )?neighbourhood of state 3'
 	ok "hostile: the graph reaches the terminal escaped only" leaks
 	keys v Enter
 	ok "hostile: the counterexample opens" wait_for '^replayed 0 of 2 steps$'

@@ -141,6 +141,16 @@ for how in "NO_COLOR=1" "TERM=vt100"; do
 	keys q
 done
 
+# A live search's title at 80 columns: with five-digit counts and a long
+# model name, the frontier and the distinct count still show, whole.
+start_at 80 24 "NO_COLOR=1 '$CMC' tui --db live.db --max-states 20000 bench-counters-small"
+ok "live: the session opens" wait_for 'run 1 live bench-counters-small'
+keys r
+ok "live: the bounded search ends" wait_for '\| idle \| [0-9]{5,} distinct'
+ok "live: the title keeps the model's name, the distinct count and the frontier, uncut" \
+	sh -c "sed -n 1p '$T/screen' | grep -Eq 'bench-counters-small.* \| [0-9]{5,} distinct.* fr [0-9]+\$'"
+keys q
+
 # A replay that diverges (the target answers otherwise than in the run):
 # the verdict is wrapped, no row of it runs into the screen's edge.
 if [ -x "$CMC_TOP/$B/examples/hostile/hostile" ]; then

@@ -60,6 +60,10 @@ static void wrap(void)
 	ok(covered + n - 1 == strlen(m), "the lines and the spaces between them are the text");
 	n = wb_text_wrap("0123456789abcdefghij", 8, l, 32);
 	ok(n == 3 && l[0].len == 8 && l[2].len == 4, "a word longer than a line is cut (%zu lines)", n);
+	const char *blob = "40 bytes: 4f4b1b5d303b70776e6564071b5b";
+	n = wb_text_wrap(blob, 20, l, 32);
+	ok(n == 2 && l[0].len == 20 && strncmp(blob, "40 bytes: 4f4b1b5d30", 20) == 0,
+	   "a long word is cut at the width rather than leaving half a line empty (%zu lines)", n);
 	n = wb_text_wrap(m, 20, l, 2);
 	ok(n == 2, "at most max lines (%zu)", n);
 	n = wb_text_wrap("", 20, l, 32);
@@ -95,6 +99,9 @@ static void fields(void)
 	wb_text_fit_fields(d, sizeof d, f, n, 40);
 	ok(strcmp(d, "run 1 list.scn | 16 distinct d3 fr 5") == 0,
 	   "at 40: rate, generated, order dropped, the frontier kept (%s)", d);
+	struct wb_text_field g[] = {{"A", 0}, {"BBBBBBBBBB", 2}, {"cc", 3}, {"D", 0}};
+	wb_text_fit_fields(d, sizeof d, g, 4, 8);
+	ok(strcmp(d, "AccD") == 0, "a narrow field dropped before a wide one comes back when it fits (%s)", d);
 	wb_text_fit_fields(d, sizeof d, f, n, 10);
 	ok(strlen(d) == 10, "rank 0 alone too wide: cut at the width (%s)", d);
 }

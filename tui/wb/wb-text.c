@@ -79,11 +79,13 @@ size_t wb_text_wrap(const char *s, size_t width, struct wb_text_line *lines, siz
 			break;
 		size_t len = n - i;
 		if (len > width) {
-			/* break after the last space that fits; none: cut the word */
+			/* break at the last space that fits; none, or one in the
+			 * line's first half (a long word: a hex blob, a path):
+			 * cut the word at the width */
 			size_t cut = width;
 			while (cut > 0 && s[i + cut] != ' ' && s[i + cut - 1] != ' ')
 				cut--;
-			len = cut ? cut : width;
+			len = cut * 2 > width ? cut : width;
 			while (len > 1 && s[i + len - 1] == ' ')
 				len--;
 		}
@@ -169,6 +171,21 @@ char *wb_text_fit_fields(char *dst, size_t dstlen, const struct wb_text_field *f
 			break; /* only rank 0 left: cut below */
 		keep[worst] = false;
 		total -= strlen(f[worst].text);
+	}
+	/* Dropping a wide field may have left room for a narrower one that
+	 * went before it: take those back, most important first. */
+	for (int again = 1; again;) {
+		again = 0;
+		size_t best = n;
+		for (size_t i = 0; i < n; i++)
+			if (!keep[i] && f[i].text && f[i].text[0] && total + strlen(f[i].text) <= width &&
+			    (best == n || f[i].rank < f[best].rank))
+				best = i;
+		if (best < n) {
+			keep[best] = true;
+			total += strlen(f[best].text);
+			again = 1;
+		}
 	}
 	size_t o = 0;
 	if (dstlen == 0)

@@ -26,8 +26,9 @@ char *wb_text_elide_path(char *dst, size_t dstlen, const char *s, size_t width);
 struct wb_text_line {
 	size_t start, len;
 };
-/* Wrap s into lines of at most `width` columns, breaking at spaces (a word
- * longer than a line is cut); the spaces at a break are dropped.  Fills at
+/* Wrap s into lines of at most `width` columns, breaking at spaces; a word
+ * that would leave more than half a line empty (a hex blob) is cut at the
+ * width instead; the spaces at a break are dropped.  Fills at
  * most `max` lines and returns how many (at least 1 when max > 0: an empty
  * text is one empty line).  When the text needs more than `max` lines the
  * rest is not shown: callers size `max` from the rows they have. */
@@ -46,8 +47,9 @@ struct wb_text_field {
 	const char *text; /* NULL or "": absent */
 	int rank;
 };
-/* The fields kept, in order; when the rank-0 fields alone are too wide the
- * line is cut at `width`.  Returns dst. */
+/* The fields kept, in order; a field dropped on the way comes back when
+ * the room a wider one left makes it fit.  When the rank-0 fields alone
+ * are too wide the line is cut at `width`.  Returns dst. */
 char *wb_text_fit_fields(char *dst, size_t dstlen, const struct wb_text_field *f, size_t n,
 			 size_t width);
 
