@@ -18,7 +18,7 @@ if [ ! -x "$CMC_TOP/$B/examples/list-emit" ]; then
 fi
 
 start "'$CMC' tui --hash both '$SCN'"
-ok "open: the live target reaches its initial state" wait_for 'live .*list\.scn .*1 distinct'
+ok "open: the live target reaches its initial state" wait_for 'live .*list\.scn.* \| idle \| 1 distinct'
 ok "open: a long scenario path is cut at its head, the counts stay" \
 	grep -Eq '(^| > )run [0-9]+ live .*\.\.\..*list\.scn( bfs)? \| idle \| 1 distinct.* fr [0-9]+' "$T/screen"
 keys Enter
