@@ -39,7 +39,7 @@ ok "make run's demo.sh: 16 raw and 8 canonical" grep -q 'spanning 16 raw and 8 c
 cmd='build/cmc tui build/demo.db'
 echo "$cmd" >>"$T/ran"
 start "$cmd"
-ok "$cmd: run 1, complete, 16 states" wait_for '^cmc run 1 .*list\.scn \| complete \| 16 states'
+ok "$cmd: run 1, complete, 16 states" wait_for '^states by discovery > run 1 .*list\.scn \| complete \| 16 states'
 ok "$cmd: 16 by heap bytes are 8 by canonical record" \
 	wait_for '^16 states told apart by heap bytes are 8 by canonical record: c compares'
 keys q

@@ -19,7 +19,7 @@ fi
 
 start "sh '$DEMO' '$CMC' '$T/demo.db'"
 ok "first screen: the stored run, complete, 16 states" \
-	wait_for '^cmc run 1 .*list\.scn \| complete \| 16 states'
+	wait_for '^states by discovery > run 1 .*list\.scn \| complete \| 16 states'
 ok "first screen: 16 raw states are 8 canonical, c compares them" \
 	wait_for '^16 states told apart by heap bytes are 8 by canonical record: c compares'
 ok "first screen: all 16 states are listed" wait_for '^ +15 +4 +'
