@@ -252,6 +252,11 @@ typedef struct eng_violation {
 				    * an initial state) or a random walk's */
 	const char *label;         /* the transition's label (NULL: from is none) */
 	uint32_t to;               /* its target (ENG_NO_STATE: none kept) */
+	size_t trace_lost_at;      /* trace NULL: where re-deriving it found the
+				    * frontend's successors differed from
+				    * the first time (the target did not
+				    * repeat itself): 0 its initial state,
+				    * i after the i-th step */
 } eng_violation;
 
 typedef struct eng_state_info {
@@ -468,8 +473,9 @@ typedef struct eng_replay_result {
 CMC_API int eng_replay(eng_frontend *fe, const eng_trace *t, const eng_replay_opts *o,
 	       eng_replay_result *r);
 
-/* Expected probability that two distinct states shared a fingerprint, as TLC
- * estimates it ("optimistic"): distinct * (generated - distinct) / 2^128. */
-CMC_API double eng_collision_p(uint64_t distinct, uint64_t generated);
+/* Probability that two of `distinct` states share a fingerprint (the
+ * birthday bound, engine/fp.c): distinct * (distinct - 1) / 2 / 2^128;
+ * 0 below two states. */
+CMC_API double eng_collision_p(uint64_t distinct);
 
 #endif

@@ -34,13 +34,17 @@ char *eng_fp_hex(eng_fp fp, char buf[33])
 }
 
 /*
- * TLC's "optimistic" estimate: with n distinct states among g generated,
- * each of the g - n lookups that found a state could have matched any of n
- * others by accident with probability 1/2^b.  b = 128 here.
+ * The birthday bound: the probability that some two of n distinct states
+ * share a b-bit fingerprint (so one of them, and what lies behind it, was
+ * never explored) is at most n (n - 1) / 2 / 2^b; b = 128 here.  One
+ * formula for every run, exhaustive or random walks: it depends on the
+ * states kept, not on how often the search met them again (TLC's
+ * "optimistic" n (g - n) / 2^b reads 0 for a run that never met a state
+ * twice, which promises too much).
  */
-double eng_collision_p(uint64_t distinct, uint64_t generated)
+double eng_collision_p(uint64_t distinct)
 {
-	if (generated <= distinct)
+	if (distinct < 2)
 		return 0.0;
-	return (double)distinct * (double)(generated - distinct) / 3.402823669209385e38;
+	return (double)distinct * (double)(distinct - 1) / 2.0 / 3.402823669209385e38;
 }

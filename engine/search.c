@@ -111,7 +111,7 @@ static void update_stats(eng_search *s)
 	st->states_per_s = st->elapsed_s > 0 ? (double)st->distinct / st->elapsed_s : 0;
 	st->transitions_per_s = st->elapsed_s > 0 ? (double)st->transitions / st->elapsed_s : 0;
 	st->set_bytes = fpset_bytes(s->set);
-	st->collision_p = eng_collision_p(st->distinct, st->generated);
+	st->collision_p = eng_collision_p(st->distinct);
 	if (s->raw_set)
 		st->raw_distinct = fpset_count(s->raw_set);
 	if (s->canon_set)
@@ -170,10 +170,11 @@ void eng__flush_pending(eng_search *s)
 		 * have a shorter trace that does not take this transition. */
 		bool step = p->parent != ENG_NO_STATE && p->label;
 		eng_trace *t = NULL;
+		size_t lost_at = 0;
 		if (step) {
-			t = eng_search_trace(s, p->parent);
+			t = eng__search_trace(s, p->parent, &lost_at);
 		} else if (p->state != ENG_NO_STATE) {
-			t = eng_search_trace(s, p->state);
+			t = eng__search_trace(s, p->state, &lost_at);
 		} else {
 			t = eng_xcalloc(1, sizeof *t);
 		}
@@ -187,7 +188,7 @@ void eng__flush_pending(eng_search *s)
 		eng_violation v = {p->property, p->message,
 				   p->state != ENG_NO_STATE ? p->state : p->parent, t,
 				   step ? p->parent : ENG_NO_STATE, step ? p->label : NULL,
-				   step ? p->state : ENG_NO_STATE};
+				   step ? p->state : ENG_NO_STATE, lost_at};
 		s->st.violations++;
 		for (size_t k = 0; k < s->nls; k++)
 			if (s->ls[k].on_violation)

@@ -118,6 +118,9 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
 		      eng_fp fp, const char *property, const char *message);
 void eng__flush_pending(eng_search *s);
+/* eng_search_trace(), and when it returns NULL, where re-deriving the
+ * trace lost it (eng_violation.trace_lost_at). */
+eng_trace *eng__search_trace(eng_search *s, uint32_t id, size_t *lost_at);
 void eng__fail(eng_search *s, const char *what);
 void eng__tick(eng_search *s);
 

@@ -111,7 +111,7 @@ static void report(struct sim *m, eng_trace *walk, const struct cand *c, bool ap
 		t.fps[walk->len] = c->fp;
 		t.len = walk->len + 1;
 	}
-	eng_violation v = {c->property, c->message, ENG_NO_STATE, &t, ENG_NO_STATE, NULL, ENG_NO_STATE};
+	eng_violation v = {c->property, c->message, ENG_NO_STATE, &t, ENG_NO_STATE, NULL, ENG_NO_STATE, 0};
 	m->st->violations++;
 	for (size_t i = 0; i < m->nls; i++)
 		if (m->ls[i].on_violation)
@@ -227,6 +227,7 @@ int eng_simulate(eng_frontend *fe, const eng_sim_opts *o, const eng_listener *ls
 	st->states_per_s = st->elapsed_s > 0 ? st->distinct / st->elapsed_s : 0;
 	st->transitions_per_s = st->elapsed_s > 0 ? st->transitions / st->elapsed_s : 0;
 	st->set_bytes = fpset_bytes(m.seen);
+	st->collision_p = eng_collision_p(st->distinct);
 	st->complete = rc == 0 && !stop;
 	st->stopped = asked_to_stop(o);
 	if (st->stopped)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmc.h"
+#include "search_int.h"
 #include "util.h"
 
 void eng_trace_free(eng_trace *t)
@@ -73,7 +74,8 @@ static uint32_t *path_to(eng_search *s, uint32_t id, size_t *n)
  * final state's bytes (caller frees) or NULL when the frontend did not
  * reproduce the path.
  */
-static void *rederive(eng_search *s, uint32_t id, eng_trace *t, size_t *out_len)
+static void *rederive(eng_search *s, uint32_t id, eng_trace *t, size_t *out_len,
+		      size_t *lost_at)
 {
 	eng_frontend *fe = eng_search_frontend(s);
 	size_t n;
@@ -81,6 +83,7 @@ static void *rederive(eng_search *s, uint32_t id, eng_trace *t, size_t *out_len)
 	if (!path)
 		return NULL;
 	struct find f = {eng_search_fp(s, path[0]), false, NULL, NULL, 0};
+	*lost_at = 0;
 	if (fe->ops->initial(fe, find_cb, &f) < 0 || !f.found) {
 		free(f.label);
 		free(f.state);
@@ -99,6 +102,7 @@ static void *rederive(eng_search *s, uint32_t id, eng_trace *t, size_t *out_len)
 		struct find g = {eng_search_fp(s, path[i]), false, NULL, NULL, 0};
 		int rc = fe->ops->next(fe, state, len, find_cb, &g);
 		free(state);
+		*lost_at = i;
 		if (rc < 0 || !g.found) {
 			free(g.label);
 			free(g.state);
@@ -122,11 +126,18 @@ static void *rederive(eng_search *s, uint32_t id, eng_trace *t, size_t *out_len)
 
 eng_trace *eng_search_trace(eng_search *s, uint32_t id)
 {
+	size_t lost_at;
+	return eng__search_trace(s, id, &lost_at);
+}
+
+eng_trace *eng__search_trace(eng_search *s, uint32_t id, size_t *lost_at)
+{
+	*lost_at = 0;
 	if (id >= eng_search_count(s))
 		return NULL;
 	eng_trace *t = eng_xcalloc(1, sizeof *t);
 	size_t len;
-	void *st = rederive(s, id, t, &len);
+	void *st = rederive(s, id, t, &len, lost_at);
 	if (!st) {
 		eng_trace_free(t);
 		return NULL;
@@ -139,5 +150,6 @@ void *eng_search_state(eng_search *s, uint32_t id, size_t *len)
 {
 	if (id >= eng_search_count(s))
 		return NULL;
-	return rederive(s, id, NULL, len);
+	size_t lost_at;
+	return rederive(s, id, NULL, len, &lost_at);
 }

@@ -248,9 +248,9 @@ static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 			p->ident = PROC_ID_RAW;
 			fprintf(stderr, "cmc: %s: no canonical records: falling back to raw\n", p->sc->path);
 		}
-		snprintf(p->info, sizeof p->info, "merge %s%s",
-			 p->ident == PROC_ID_CANON ? "canonical" : p->ident == PROC_ID_BOTH ? "raw+canonical" : "raw",
-			 p->fell_back ? " (no canonical records: falling back to raw)" : "");
+		/* The fallback is said once, on stderr above, not again here. */
+		snprintf(p->info, sizeof p->info, "merge %s",
+			 p->ident == PROC_ID_CANON ? "canonical" : p->ident == PROC_ID_BOTH ? "raw+canonical" : "raw");
 	}
 	fill_mask(p, NULL, 0);
 	emit(p, NULL, 0, -1, &p->obs, fn, ctx);

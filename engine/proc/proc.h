@@ -29,9 +29,10 @@ int proc_override(eng_frontend *fe, const char *key, const char *value, char *er
 		  size_t errlen);
 
 /*
- * After the run has started: how states were merged, e.g. "merge canonical"
- * or "merge raw (no canonical records: falling back to raw)", for the
- * summary and --json.  NULL before the target first ran.
+ * After the run has started: how states were merged, "merge canonical",
+ * "merge raw" or "merge raw+canonical", for the summary and --json (a
+ * fallback to raw was said once on stderr).  NULL before the target first
+ * ran.
  */
 const char *proc_info(eng_frontend *fe);
 

@@ -220,6 +220,40 @@ bool proc_props_read_replies(const struct proc_scenario *sc)
 	return false;
 }
 
+/*
+ * Append to msg what the target last wrote before it died (an assertion's
+ * or a sanitizer's line goes to stderr, which is its output here): the
+ * last lines of the last operation's output, at most TAIL bytes.  The
+ * bytes stay as the target wrote them (a NUL, which would end the message,
+ * becomes '?'): whoever prints the message escapes it.
+ */
+#define TAIL 240
+
+static void append_output(char *msg, size_t msglen, const struct proc_buf *out)
+{
+	const uint8_t *p = out->p;
+	size_t n = out->len;
+	while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+		n--;
+	if (!n)
+		return;
+	size_t from = n > TAIL ? n - TAIL : 0;
+	if (from) /* start at a line when one begins within the tail */
+		for (size_t i = from; i < n; i++)
+			if (p[i - 1] == '\n') {
+				from = i;
+				break;
+			}
+	size_t k = strlen(msg);
+	int w = snprintf(msg + k, msglen - k, "; its output ended: %s", from ? "..." : "");
+	if (w < 0 || (size_t)w >= msglen - k)
+		return;
+	k += (size_t)w;
+	for (size_t i = from; i < n && k + 1 < msglen; i++)
+		msg[k++] = p[i] ? (char)p[i] : '?';
+	msg[k] = 0;
+}
+
 const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view *v, char *msg,
 			    size_t msglen)
 {
@@ -237,6 +271,7 @@ const char *proc_props_eval(struct proc_props *pp, const struct proc_state_view 
 	if (o->e.flags & ENG_OBS_SIGNALED) {
 		snprintf(msg, msglen, "target died on signal %d (%s) after %s", o->e.term_signal,
 			 strsignal(o->e.term_signal), last);
+		append_output(msg, msglen, &o->reply);
 		return "crash";
 	}
 	if (o->fault != PROC_FAULT_NONE) {

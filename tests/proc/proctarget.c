@@ -8,6 +8,8 @@
  *   crash      dies on SIGSEGV
  *   bomb       dies on SIGSEGV once counter >= 2, else -> OK
  *   abort      dies on SIGABRT
+ *   assert     says on stderr why it gives up, as a failed assert() does
+ *              (with an escape sequence in it), then dies on SIGABRT
  *   hang       blocks forever (pause), never reads again; when $PT_READY
  *              and $PT_HOLD name FIFOs, first opens PT_HOLD for writing
  *              and holds it, then writes "ready" to PT_READY, so a test
@@ -17,6 +19,9 @@
  *   alloc N    malloc(N) and touch it    -> OK
  *   cgroup     its jail's cgroup path        -> CG v2|pids /path (or CG none)
  *   write F    append a byte to file F in its working directory -> SIZE n
+ *   grow F     append a byte to file F and set counter to F's size: with
+ *              F outside its working directory (an absolute path), every
+ *              run of one trace reaches another counter -> SIZE n
  *   hw         append a byte through the file --hold opened -> SIZE n
  *   mw         count in the first byte of --map's mapping -> MAPPED n
  *   ids        its process ids      -> IDS pid ppid pgrp pgid sid
@@ -132,6 +137,12 @@ static void command(const char *line)
 		say("OK\n");
 	} else if (!strcmp(line, "abort")) {
 		abort();
+	} else if (!strcmp(line, "assert")) {
+		static const char why[] = "proctarget: pt.c:42: command: Assertion `counter < 2' "
+					  "failed \x1b[31mred\x1b[0m\n";
+		if (write(2, why, sizeof why - 1) < 0)
+			_exit(3);
+		abort();
 	} else if (!strcmp(line, "hang")) {
 		const char *ready = getenv("PT_READY"), *hold = getenv("PT_HOLD");
 		if (ready && hold) {
@@ -186,6 +197,17 @@ static void command(const char *line)
 		char b[48] = "ERR\n";
 		if (fd >= 0 && write(fd, "x", 1) == 1 && fstat(fd, &st) == 0)
 			snprintf(b, sizeof b, "SIZE %lld\n", (long long)st.st_size);
+		say(b);
+		if (fd >= 0)
+			close(fd);
+	} else if (!strncmp(line, "grow ", 5)) {
+		int fd = open(line + 5, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		struct stat st;
+		char b[48] = "ERR\n";
+		if (fd >= 0 && write(fd, "x", 1) == 1 && fstat(fd, &st) == 0) {
+			counter = (unsigned long)st.st_size;
+			snprintf(b, sizeof b, "SIZE %lld\n", (long long)st.st_size);
+		}
 		say(b);
 		if (fd >= 0)
 			close(fd);

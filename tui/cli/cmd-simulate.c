@@ -55,6 +55,7 @@ static int sim_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	}
 	tui_report *rep = tui_report_new(fe);
+	tui_report_walks(rep, so.walks, so.depth);
 	eng_listener ls[2] = {tui_report_listener(rep), tui_progress_listener()};
 	eng_stats st;
 	/* SIGINT, SIGTERM, SIGHUP: the walks stop after the step in progress
@@ -72,8 +73,9 @@ static int sim_exec(int argc, char **argv)
 	rc = error ? TUI_EXIT_USAGE : sig ? TUI_EXIT_SIGNAL(sig)
 	   : tui_report_violations(rep) ? TUI_EXIT_VIOLATION : TUI_EXIT_OK;
 	if (sig)
-		fprintf(stderr, "cmc simulate: interrupted by %s after %llu steps, %llu states (nothing is stored)\n",
-			tui_signal_name(sig), (unsigned long long)st.transitions, (unsigned long long)st.distinct);
+		fprintf(stderr, "cmc simulate: interrupted by %s after %llu step%s, %llu state%s (nothing is stored)\n",
+			tui_signal_name(sig), (unsigned long long)st.transitions, tui_s(st.transitions),
+			(unsigned long long)st.distinct, tui_s(st.distinct));
 	tui_report_free(rep);
 	fe->ops->destroy(fe);
 	return rc;

@@ -72,6 +72,9 @@ size_t tui_report_violations(const tui_report *r);
 /* The run was stopped by the user's signal sig: --json says
  * "interrupted": true and names it. */
 void tui_report_interrupted(tui_report *r, int sig);
+/* The run was random walks (cmc simulate): the summary says what the
+ * walks covered, never that the state space was explored. */
+void tui_report_walks(tui_report *r, uint64_t walks, uint32_t depth);
 /* Summary for humans on stdout, or one JSON object with --json. */
 void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,
 		      const char *error, FILE *out);
@@ -91,6 +94,14 @@ extern FILE *tui_stderr_raw;
  * the property the trace should violate, or NULL. */
 int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result *r,
 		       const char *expect, char *buf, size_t len);
+/* The plain words for a trace whose re-execution did not reach the states
+ * the first execution reached: the target did not repeat itself, at which
+ * step (0: its initial state), and what to try.  One sentence, no newline;
+ * the command line and the workbench both say it. */
+void tui_say_not_repeated(FILE *m, size_t step);
+
+/* plural.c: "" for 1, "s" otherwise: "%llu state%s". */
+const char *tui_s(uint64_t n);
 
 /* signals.c: SIGINT/SIGTERM/SIGHUP.  tui_signals_init(), first thing in
  * main(), before any thread exists: they are blocked and read from a

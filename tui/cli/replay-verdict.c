@@ -25,6 +25,18 @@ static void where(FILE *m, const eng_trace *t, size_t step)
 	fputc(')', m);
 }
 
+void tui_say_not_repeated(FILE *m, size_t step)
+{
+	fputs("the target did not repeat itself: run again with the same operations, ", m);
+	if (step == 0)
+		fputs("it started in another initial state than the first time", m);
+	else
+		fprintf(m, "it reached another state at step %zu than the first time", step);
+	fputs(".  Something outside cmc's control differs between runs (threads, a timer or "
+	      "the real clock, a file outside its working directory, another process): see "
+	      "\"A deterministic environment\" in share/scenario.md", m);
+}
+
 int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result *r,
 		       const char *expect, char *buf, size_t len)
 {
@@ -75,14 +87,15 @@ int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result
 				eng_fp_hex(r->actual, b));
 	} else if (expect) {
 		code = TUI_EXIT_NOT_REPRODUCED;
-		fprintf(m, "did not reproduce: no property fails at any of the %zu step%s "
-			"(expected ", steps, steps == 1 ? "" : "s");
+		fprintf(m, "did not reproduce: no property fails at %s%zu step%s (expected ",
+			steps == 1 ? "its " : "any of the ", steps, tui_s(steps));
 		tui_escape(m, expect, strlen(expect), 128);
 		fputc(')', m);
 	} else {
 		code = TUI_EXIT_OK;
 		if (steps)
-			fprintf(m, "no violation at any of the %zu step%s", steps, steps == 1 ? "" : "s");
+			fprintf(m, "no violation at %s%zu step%s", steps == 1 ? "its " : "any of the ", steps,
+				tui_s(steps));
 		else
 			fputs("no violation in the initial state (no step to replay)", m);
 	}

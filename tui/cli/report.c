@@ -20,6 +20,7 @@ struct viol {
 	eng_fp *fps;
 	eng_fp init_fp;
 	bool has_trace;
+	size_t lost_at;         /* !has_trace: where the target did not repeat */
 };
 
 /* Invariant: nlevels <= levels_cap; level_states[d - 1] states of depth d
@@ -34,6 +35,9 @@ struct tui_report {
 	size_t nlevels, levels_cap;
 	double t0;
 	int signal;             /* the user's signal that interrupted it, or 0 */
+	bool walks;             /* random walks (cmc simulate), not a search */
+	uint64_t nwalks;
+	uint32_t walk_depth;
 };
 
 static void rep_state(void *ctx, const eng_state_info *s)
@@ -72,6 +76,7 @@ static void rep_violation(void *ctx, const eng_violation *v)
 	x->state = v->state;
 	x->from = v->from;
 	x->to = v->to;
+	x->lost_at = v->trace_lost_at;
 	if (v->trace) {
 		x->has_trace = true;
 		x->len = v->trace->len;
@@ -124,6 +129,13 @@ size_t tui_report_violations(const tui_report *r) { return r->n; }
 
 void tui_report_interrupted(tui_report *r, int sig) { r->signal = sig; }
 
+void tui_report_walks(tui_report *r, uint64_t walks, uint32_t depth)
+{
+	r->walks = true;
+	r->nwalks = walks;
+	r->walk_depth = depth;
+}
+
 struct show {
 	eng_frontend *fe;
 	FILE *out;
@@ -155,10 +167,12 @@ static void show_step(void *ctx, const eng_replay_step *st)
 static void print_trace(tui_report *r, const struct viol *v, FILE *out)
 {
 	if (!v->has_trace) {
-		fprintf(out, "  (the trace could not be rebuilt: the frontend did not reproduce it)\n");
+		fputs("  (no trace: cmc could not rebuild it, because ", out);
+		tui_say_not_repeated(out, v->lost_at);
+		fputs(")\n", out);
 		return;
 	}
-	fprintf(out, "  trace (%zu step%s):\n", v->len, v->len == 1 ? "" : "s");
+	fprintf(out, "  trace (%zu step%s):\n", v->len, tui_s(v->len));
 	/* Models print each state on the way, by one replay of the trace;
 	 * process targets are not re-run here (cmc replay does that). */
 	if (r->fe && r->fe->ops->print && strcmp(r->fe->ops->kind, "model") == 0) {
@@ -212,7 +226,10 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 	tui_json_number(tui_json_key(&j, "bytes_per_state"), "%.2f",
 			st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0);
 	tui_json_number(tui_json_key(&j, "collision_p"), "%.3g", st->collision_p);
-	tui_json_bool(tui_json_key(&j, "complete"), st->complete);
+	/* random walks never know they saw every state */
+	tui_json_bool(tui_json_key(&j, "complete"), st->complete && !r->walks);
+	if (r->walks)
+		tui_json_u64(tui_json_key(&j, "walks"), r->nwalks);
 	tui_json_bool(tui_json_key(&j, "bounded"), st->bounded);
 	tui_json_bool(tui_json_key(&j, "stopped"), st->stopped);
 	tui_json_bool(tui_json_key(&j, "out_of_memory"), st->out_of_memory);
@@ -243,6 +260,8 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 		tui_json_key(&j, "trace");
 		if (!v->has_trace) {
 			tui_json_null(&j);
+			/* the step at which the target did not repeat itself */
+			tui_json_u64(tui_json_key(&j, "trace_lost_at"), v->lost_at);
 		} else {
 			tui_json_array(&j);
 			for (size_t k = 0; k < v->len; k++)
@@ -257,6 +276,42 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 	tui_json_end(&j);
 	tui_json_end(&j);
 	tui_json_finish(&j);
+}
+
+/* How many raw and canonical fingerprints the states span, when that says
+ * something: with canonical fingerprints (merged by them, or by both), or
+ * when states with one raw fingerprint were told apart by something else
+ * (the once operations already applied, how the target ended). */
+static void print_span(const eng_stats *st, FILE *out)
+{
+	if (st->canon_distinct)
+		fprintf(out, "; spanning %llu raw and %llu canonical fingerprints",
+			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct);
+	else if (st->raw_distinct && st->raw_distinct != st->distinct)
+		fprintf(out, "; %llu distinct heap%s (raw fingerprints): states with one heap differ "
+			"by the once operations already applied or by how the target ended",
+			(unsigned long long)st->raw_distinct, tui_s(st->raw_distinct));
+}
+
+/*
+ * The visited set's memory.  Its records come in chunks of 64Ki states
+ * (engine/fpset.c), so a small run's figure is the first chunk: per state
+ * it means nothing (70918 bytes/state for 16 states), and is given only
+ * once the states fill a few chunks.
+ */
+#define PER_STATE_FROM (1u << 18)
+
+static void print_set_bytes(const eng_stats *st, FILE *out)
+{
+	double b = (double)st->set_bytes;
+	if (b >= 1024.0 * 1024.0)
+		fprintf(out, "%.1f MiB", b / (1024.0 * 1024.0));
+	else
+		fprintf(out, "%.1f KiB", b / 1024.0);
+	fputs(" in the visited set", out);
+	if (st->distinct >= PER_STATE_FROM)
+		fprintf(out, " (%.1f bytes/state)", b / (double)st->distinct);
+	fputc('\n', out);
 }
 
 void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool json,
@@ -281,15 +336,14 @@ void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool
 	const char *note = frontend_note(r);
 	if (note)
 		fprintf(out, "%s\n", note);
-	fprintf(out, "%llu distinct states, %llu generated, depth %u",
-		(unsigned long long)st->distinct, (unsigned long long)st->generated, st->depth);
-	if (st->raw_distinct || st->canon_distinct)
-		fprintf(out, "; spanning %llu raw and %llu canonical fingerprints",
-			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct);
-	fprintf(out, "\n%.3f s, %.0f states/s, %.0f transitions/s, %.1f bytes/state in the visited set\n",
-		st->elapsed_s, st->states_per_s, st->transitions_per_s,
-		st->distinct ? (double)st->set_bytes / (double)st->distinct : 0.0);
-	fprintf(out, "expected probability of a fingerprint collision: %.3g\n", st->collision_p);
+	fprintf(out, "%llu distinct state%s, %llu generated, depth %u",
+		(unsigned long long)st->distinct, tui_s(st->distinct),
+		(unsigned long long)st->generated, st->depth);
+	print_span(st, out);
+	fprintf(out, "\n%.3f s, %.0f states/s, %.0f transitions/s, ", st->elapsed_s,
+		st->states_per_s, st->transitions_per_s);
+	print_set_bytes(st, out);
+	fprintf(out, "probability that two states share a fingerprint: %.3g\n", st->collision_p);
 	if (r->signal)
 		fprintf(out, "interrupted by %s before the end: the counts are partial\n",
 			tui_signal_name(r->signal));
@@ -297,6 +351,14 @@ void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool
 		fprintf(out, "stopped before the end: the counts are partial\n");
 	else if (st->bounded)
 		fprintf(out, "bounded search: a depth or state bound cut it short\n");
+	else if (r->walks && r->n == 0 && !error)
+		fprintf(out, "no violation in %llu random walk%s of at most %u state%s each: they "
+			"reached %llu distinct state%s; walks cannot tell whether that is every state "
+			"(cmc check explores them all)\n",
+			(unsigned long long)r->nwalks, tui_s(r->nwalks), r->walk_depth, tui_s(r->walk_depth),
+			(unsigned long long)st->distinct, tui_s(st->distinct));
+	else if (r->walks)
+		;
 	else if (r->n == 0 && !error)
 		fprintf(out, "no violation: the whole state space was explored\n");
 }
