@@ -52,6 +52,7 @@ static void run_from_row(sqlite3_stmt *s, store_run *r)
 	r->complete = sqlite3_column_int(s, 20);
 	r->bounded = sqlite3_column_int(s, 21);
 	r->resumed_from = sqlite3_column_int64(s, 22);
+	r->expanded_below = (uint32_t)sqlite3_column_int64(s, 23);
 	r->stored_states = (uint64_t)sqlite3_column_int64(s, 24);
 	r->stored_transitions = (uint64_t)sqlite3_column_int64(s, 25);
 }

@@ -162,6 +162,9 @@ typedef struct store_run {
 	bool complete, bounded;
 	int64_t resumed_from;
 	uint64_t stored_states, stored_transitions; /* rows in the database */
+	uint32_t expanded_below;   /* states with id < this were expanded (all
+	                            * of a complete run); one at or past it
+	                            * without stored successors never was */
 } store_run;
 
 /* Every run, oldest first (stored_states/_transitions as of the last

@@ -55,6 +55,7 @@ is "levels: the first is the initial state" "$(head -n 1 "$T/lv")" "1 1"
 
 "$CMC" replay diehard-solve FillBigJug BigToSmall EmptySmallJug BigToSmall FillBigJug BigToSmall >"$T/rp.txt"
 is "replay reproduces the diehard solution's violation (exit 1)" "$?" 1
-"$CMC" replay diehard FillBigJug NoSuchAction >"$T/rp.txt"; is "replay of a label that is not enabled exits 3" "$?" 3
-ok "... naming the step" grep -q "step 2" "$T/rp.txt"
+"$CMC" replay twophase TMCommit >"$T/rp.txt"; is "replay of a label that is not enabled exits 3" "$?" 3
+ok "... naming the step" grep -q "step 1" "$T/rp.txt"
+"$CMC" replay diehard FillBigJug NoSuchAction >"$T/rp.txt" 2>&1; is "replay of a label no action has: usage, exit 2" "$?" 2
 done_testing

@@ -106,9 +106,9 @@ static int compare_groups(store *st, int64_t run, bool json)
 		return 0;
 	}
 	char buf[33];
-	printf("run %lld: %llu states, %llu distinct raw, %llu distinct canonical,"
+	printf("run %lld: %llu state%s, %llu distinct raw, %llu distinct canonical,"
 	       " merge factor %.2f\n",
-	       (long long)run, (unsigned long long)c.states,
+	       (long long)run, (unsigned long long)c.states, tui_s(c.states),
 	       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
 	       c.merge_factor);
 	for (size_t g = 0; g < c.n_groups; g++) {
@@ -227,8 +227,8 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 		tui_json_finish(&j);
 	} else {
 		printf("run %lld: raw snapshots of states %lld (%zu bytes) and %lld (%zu bytes):"
-		       " %zu bytes differ%s\n",
-		       (long long)run, (long long)a, la, (long long)b, lb, ndiff,
+		       " %zu byte%s differ%s\n",
+		       (long long)run, (long long)a, la, (long long)b, lb, ndiff, tui_s(ndiff),
 		       fa > la || fb > lb ? " (within the kept prefix)" : "");
 		if (ndiff)
 			printf("%-10s %-*s  %s\n", "offset", ROW * 3, "A (* differs)", "B");

@@ -116,12 +116,13 @@ static int graph_exec(int argc, char **argv)
 	if (rc == 0) {
 		if (res.reduction[0])
 			fprintf(stderr, "cmc graph: %s\n", res.reduction);
-		printf("%s: %llu states, %llu transitions", out, (unsigned long long)res.nodes,
-		       (unsigned long long)res.edges);
+		printf("%s: %llu state%s, %llu transition%s", out, (unsigned long long)res.nodes,
+		       tui_s(res.nodes), (unsigned long long)res.edges, tui_s(res.edges));
 		if (res.clusters)
-			printf(", %llu canonical states", (unsigned long long)res.clusters);
+			printf(", %llu canonical state%s", (unsigned long long)res.clusters, tui_s(res.clusters));
 		if (o.violation)
-			printf(", %llu trace steps highlighted", (unsigned long long)res.trace_edges);
+			printf(", %llu trace step%s highlighted", (unsigned long long)res.trace_edges,
+			       tui_s(res.trace_edges));
 		printf(" (%s)\n", res.layout);
 	} else {
 		fprintf(stderr, "cmc graph: %s\n", err);

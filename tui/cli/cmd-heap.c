@@ -1,7 +1,9 @@
 /*
  * cmd-heap.c — `cmc heap STATE`: draw the allocator at a stored state
  * (chunks, slots, headers, invariants with pass/fail) through viz/.
- * Exit 0 when the picture was written, 2 on usage or input errors.
+ * Exit 0 when the picture was written, 2 on usage or input errors, among
+ * them a state with nothing to draw (no allocator status and no heap: a
+ * model's state, or raw capture off): then no file is written.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -55,7 +57,11 @@ static int heap_exec(int argc, char **argv)
 	}
 	viz_heap h;
 	rc = viz_heap_load(st, run, state, &h, err, sizeof err);
-	if (rc == 0) {
+	if (rc == 0 && !h.has_alloc && !h.n_chunks) {
+		snprintf(err, sizeof err, "run %lld state %u: nothing to draw: no allocator data and %s",
+			 (long long)h.run, h.state, h.why_no_chunks);
+		rc = -1;
+	} else if (rc == 0) {
 		viz *v = viz_new();
 		rc = viz_heap_render(v, &h, out, err, sizeof err);
 		viz_free(v);
@@ -66,7 +72,8 @@ static int heap_exec(int argc, char **argv)
 			failed += h.inv[i].failed;
 		printf("%s: run %lld state %u: ", out, (long long)h.run, h.state);
 		if (h.has_alloc)
-			printf("%u invariants checked, %u failing, %zu chunks\n", h.n_inv, failed, h.n_chunks);
+			printf("%u invariant%s checked, %u failing, %zu chunk%s\n", h.n_inv, tui_s(h.n_inv),
+			       failed, h.n_chunks, tui_s(h.n_chunks));
 		else
 			printf("no allocator data recorded for this state\n");
 		if (!h.n_chunks)

@@ -481,6 +481,56 @@ static void note_divergence(eng_replay_result *res, size_t step, eng_fp want, en
 	(void)what;
 }
 
+/*
+ * A label no action of the target can ever give is a mistake in the
+ * command, not a trace that diverged: a usage error naming the labels the
+ * target knows.  A scenario's labels are its ops; a model's successors may
+ * carry labels of their own built on the action's name ("Prepare(r1)"), so
+ * a label is known when it is an action's name or starts with one followed
+ * by something that is not part of a name.
+ */
+static bool label_known(eng_frontend *fe, const char *label)
+{
+	bool model = strcmp(fe->ops->kind, "model") == 0;
+	unsigned n = fe->ops->n_actions(fe);
+	for (unsigned i = 0; i < n; i++) {
+		const char *a = fe->ops->action_name(fe, i);
+		size_t k = a ? strlen(a) : 0;
+		if (!a || strncmp(label, a, k) != 0)
+			continue;
+		char c = label[k];
+		if (c == 0 || (model && !(c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+					  (c >= 'A' && c <= 'Z'))))
+			return true;
+	}
+	return false;
+}
+
+static bool unknown_label(eng_frontend *fe, const eng_trace *t, const char *target)
+{
+	if (!fe->ops->n_actions || !fe->ops->action_name || fe->ops->n_actions(fe) == 0)
+		return false;
+	for (size_t i = 0; i < t->len; i++) {
+		if (label_known(fe, t->labels[i]))
+			continue;
+		fprintf(stderr, "cmc replay: step %zu: '", i + 1);
+		tui_escape(stderr, t->labels[i], strlen(t->labels[i]), 64);
+		fputs("' is no operation of ", stderr);
+		tui_escape(stderr, target, strlen(target), 200);
+		fputs("; it knows ", stderr);
+		unsigned n = fe->ops->n_actions(fe);
+		for (unsigned k = 0; k < n; k++) {
+			const char *a = fe->ops->action_name(fe, k);
+			fputs(k ? ", " : "", stderr);
+			tui_escape(stderr, a ? a : "?", a ? strlen(a) : 1, 64);
+		}
+		fputs("\n", stderr);
+		fprintf(stderr, "usage: cmc %s\n", tui_cmd_replay.usage);
+		return true;
+	}
+	return false;
+}
+
 static int replay_exec(int argc, char **argv)
 {
 	struct replay_opts ro = {0};
@@ -549,6 +599,13 @@ static int replay_exec(int argc, char **argv)
 		     proc_override(fe, "exec", exec, err, sizeof err) < 0)) {
 		fprintf(stderr, "cmc replay: %s\n", strcmp(fe->ops->kind, "process") != 0
 							  ? "--exec applies to scenarios, not models" : err);
+		fe->ops->destroy(fe);
+		eng_trace_free(t);
+		recorded_free(&rec);
+		return TUI_EXIT_USAGE;
+	}
+
+	if (unknown_label(fe, t, target)) {
 		fe->ops->destroy(fe);
 		eng_trace_free(t);
 		recorded_free(&rec);
@@ -643,8 +700,8 @@ static int replay_exec(int argc, char **argv)
 	int sig = tui_signals_which();
 	if (sig) { /* what it saw is shown, but nothing is proven either way */
 		code = TUI_EXIT_SIGNAL(sig);
-		snprintf(verdict, sizeof verdict, "interrupted by %s after %zu of %zu steps: the replay "
-			 "proves nothing", tui_signal_name(sig), res.taken, t->len);
+		snprintf(verdict, sizeof verdict, "interrupted by %s after %zu of %zu step%s: the replay "
+			 "proves nothing", tui_signal_name(sig), res.taken, t->len, tui_s(t->len));
 	}
 	struct replay_args a = {json, two_runs, target, t, &rec, nrec, &r1, two_runs ? &r2 : NULL,
 				odd_step, odd_what, &res, code, verdict, sig};
@@ -659,8 +716,8 @@ static int replay_exec(int argc, char **argv)
 	eng_trace_free(t);
 	fe->ops->destroy(fe);
 	if (sig)
-		fprintf(stderr, "cmc replay: interrupted by %s after %zu of %zu steps\n",
-			tui_signal_name(sig), res.taken, steps);
+		fprintf(stderr, "cmc replay: interrupted by %s after %zu of %zu step%s\n",
+			tui_signal_name(sig), res.taken, steps, tui_s(steps));
 	return code;
 }
 

@@ -1,7 +1,11 @@
 /*
  * cmd-runs.c — `cmc runs`: the runs a database holds, oldest first, with
  * their status (a 'running' run whose writer is gone reads interrupted)
- * and final counts.
+ * and final counts.  Two transition counts, labelled: TRANSITIONS, every
+ * successor the search generated (also those to states already seen, as
+ * TLC counts), and STORED, the transitions the database keeps, which
+ * `cmc graph` and `cmc show` read: fewer when a bound or a stop cut a
+ * state's successors short, or a failed write lost some.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +105,8 @@ static int runs_exec(int argc, char **argv)
 	} else if (n == 0) {
 		printf("%s holds no run yet\n", store_path(st));
 	} else {
-		printf("%-5s %-12s %-8s %-20s %10s %12s %6s %5s  %s\n", "RUN", "STATUS", "KIND",
-		       "NAME", "STATES", "TRANSITIONS", "DEPTH", "VIOL", "STARTED");
+		printf("%-5s %-12s %-8s %-20s %10s %12s %10s %6s %5s  %s\n", "RUN", "STATUS", "KIND",
+		       "NAME", "STATES", "TRANSITIONS", "STORED", "DEPTH", "VIOL", "STARTED");
 		for (size_t i = 0; i < n; i++) {
 			char t0[32];
 			when(r[i].started, t0);
@@ -119,15 +123,19 @@ static int runs_exec(int argc, char **argv)
 			} else {
 				tui_escape(stdout, name, nl, 20);
 			}
-			printf("%*s %10llu %12llu %6u %5llu  %s%s\n", nl < 20 ? (int)(20 - nl) : 0, "",
+			printf("%*s %10llu %12llu %10llu %6u %5llu  %s%s\n", nl < 20 ? (int)(20 - nl) : 0, "",
 			       /* an unfinished run: what it stored so far */
 			       (unsigned long long)(r[i].distinct ? r[i].distinct
 								  : r[i].stored_states),
-			       (unsigned long long)r[i].transitions, r[i].depth,
+			       (unsigned long long)r[i].transitions,
+			       (unsigned long long)r[i].stored_transitions, r[i].depth,
 			       (unsigned long long)r[i].violations, t0,
 			       r[i].resumed_from ? " (resumed)" : "");
 		}
 	}
+	if (!json && n)
+		puts("TRANSITIONS: successors generated, also to states seen before; STORED: "
+		     "transitions kept, which graph and show draw");
 	store_runs_free(r, n);
 	store_close(st);
 	return TUI_EXIT_OK;

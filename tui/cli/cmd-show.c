@@ -27,6 +27,22 @@ static const char *status_name(int s)
 
 #define SHOW_MAX 4096 /* bytes of an observation printed */
 
+/* A state without stored successors was never expanded when the search
+ * stopped before it (a bound, a violation, an interruption): its
+ * successors are unknown, not none.  A state that ended (the target
+ * exited or died) has none by design. */
+static bool never_expanded(store *st, int64_t run, const store_state *s, size_t ne)
+{
+	if (ne || (s->obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED)))
+		return false;
+	store_run r;
+	if (store_run_get(st, run, &r) != 0)
+		return false;
+	bool never = s->id >= r.expanded_below;
+	store_run_clear(&r);
+	return never;
+}
+
 static void show_json(store *st, int64_t run, const store_state *s, const store_trace *t,
 		      const store_edge *e, size_t ne)
 {
@@ -56,6 +72,7 @@ static void show_json(store *st, int64_t run, const store_state *s, const store_
 	tui_blob_json(tui_json_key(&j, "canonical_record"), st, s->canon_blob, SHOW_MAX);
 	tui_json_fp(tui_json_key(&j, "raw_blob"), s->raw_blob);
 	tui_trace_json(tui_json_key(&j, "trace"), t);
+	tui_json_bool(tui_json_key(&j, "expanded"), !never_expanded(st, run, s, ne));
 	tui_json_array(tui_json_key(&j, "successors"));
 	for (size_t i = 0; i < ne; i++) {
 		tui_json_object(&j);
@@ -139,9 +156,15 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 			free(d);
 		}
 	}
-	printf("trace (%zu steps):\n", t->len);
+	printf("trace (%zu step%s):\n", t->len, tui_s(t->len));
 	tui_trace_print(stdout, t);
-	printf("successors (%zu):\n", ne);
+	if (never_expanded(st, run, s, ne))
+		puts("successors: not expanded (the search ended before it reached this state: "
+		     "a bound, a violation or a stop)");
+	else if (ne == 0)
+		puts("successors: none");
+	else
+		printf("successors (%zu):\n", ne);
 	for (size_t i = 0; i < ne; i++) {
 		fputs("  ", stdout);
 		tui_escape(stdout, e[i].label, strlen(e[i].label), 64);

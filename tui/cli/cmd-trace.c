@@ -51,7 +51,7 @@ static void print_violation(const store_violation *v)
 		fputs(": ", stdout);
 		tui_escape(stdout, v->message, strlen(v->message), 1024);
 	}
-	printf("\n%zu steps", v->trace.len);
+	printf("\n%zu step%s", v->trace.len, tui_s(v->trace.len));
 	if (v->state != ENG_NO_STATE)
 		printf(" to state %u", v->state);
 	if (v->source != ENG_NO_STATE)
