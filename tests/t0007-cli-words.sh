@@ -87,4 +87,11 @@ not_ok "... not a divergence" grep -qi "diverged\|did not reproduce" nope.out
 is "a model's own labelled successor name is not unknown (exit 3: not enabled)" "$?" 3
 "$CMC" replay twophase 'RMPrepare(r1)' >rp.out 2>rp.err
 is "a label built on an action's name is accepted (exit 0)" "$?" 0
+
+# ---- docs: scenario depth against --max-depth; '[' in reply patterns ----------
+"$CMC" help check >help.txt 2>&1
+ok "check --help: a scenario's depth N is --max-depth N+1" grep -q "depth N., N operations, is --max-depth N+1" help.txt
+ok "scenario.md says depth N is --max-depth N+1" grep -q '`depth N` is `--max-depth N+1`' "$CMC_TOP/share/scenario.md"
+ok "scenario.md says how to match a literal [ in a reply" grep -q 'literal `\[`.* `\[\[\]`' "$CMC_TOP/share/scenario.md"
+not_ok "list-bug.scn: no stray comment line" grep -qx "# examples." "$CMC_TOP/share/examples/list/list-bug.scn"
 done_testing

@@ -74,7 +74,8 @@ static const struct tui_option check_options[] = {
 	 .help = "breadth-first (default: shortest traces) or depth-first"},
 	TUI_OPT_SET_INT(0, "dfs", A, order, ENG_DFS, NULL),
 	TUI_OPT_COUNT(0, "max-depth", A, max_depth, "N", 0, UINT32_MAX, "a count", TUI_SEEN(A, have_depth),
-		      "explore at most N levels (initial states are level 1)"),
+		      "explore at most N levels (initial states are level 1: a scenario's\n"
+		      "`depth N`, N operations, is --max-depth N+1)"),
 	TUI_OPT_COUNT(0, "max-states", A, max_states, "N", 0, 0, "a count", TUI_SEEN(A, have_states),
 		      "admit at most N distinct states"),
 	TUI_OPT_BOOL(0, "keep-going", A, keep_going,
@@ -249,9 +250,9 @@ static int check_exec(int argc, char **argv)
 				    : rc == TUI_EXIT_VIOLATION ? "violation" : "complete", st))
 		rc = TUI_EXIT_USAGE;
 	else if (sig && run_id > 0 && o.order == ENG_BFS)
-		fprintf(stderr, "cmc check: interrupted by %s after %llu states; stored as run %lld:"
+		fprintf(stderr, "cmc check: interrupted by %s after %llu state%s; stored as run %lld:"
 			" continue it with `cmc check --resume %lld%s%s [the same options] %s`\n", tui_signal_name(sig),
-			(unsigned long long)st->distinct, (long long)run_id, (long long)run_id,
+			(unsigned long long)st->distinct, tui_s(st->distinct), (long long)run_id, (long long)run_id,
 			a.db ? " --db " : "", a.db ? a.db : "", a.target);
 	else if (sig)
 		fprintf(stderr, "cmc check: interrupted by %s after %llu states%s\n",
