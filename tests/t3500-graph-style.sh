@@ -348,7 +348,8 @@ slot_check() {
 		END { if (!bad) print "cells " n }' heap.legend -
 }
 "$CMC" heap --db "$db" --run 1 0 -o hm.dot >/dev/null 2>&1
-is "heap of a model state: the legend is there" "$(flat hm.dot | grep -c '^node legend|')" 1
+is "heap of a model state: nothing to draw, exit 2" "$?" 2
+not_ok "... and no picture without a legend" test -e hm.dot
 "$CMC" heap --db "$db" --run 3 7 -o hl.dot >hl.out 2>&1
 is "heap of the list's {1,2,3}: exit 0" $? 0
 flat hl.dot >hl.flat
