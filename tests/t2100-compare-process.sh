@@ -117,7 +117,7 @@ ok "sqlite3: the two raw snapshots are stored, same size, and differ ($ndiff byt
 "$CMC" compare --db "$db" --bytes "$A" "$B" >bytes.txt 2>bytes.err
 is "compare --bytes exits 0" $? 0
 ok "it reports the differing bytes, as many as cmp counts" \
-	grep -q "^run 1: raw snapshots of states $A ($(wc -c <a.bin | tr -d ' ') bytes) and $B ([0-9]* bytes): $ndiff bytes differ\$" bytes.txt
+	grep -q "^run 1: raw snapshots of states $A ($(wc -c <a.bin | tr -d ' ') bytes) and $B ([0-9]* bytes): $ndiff $([ "$ndiff" = 1 ] && echo 'byte differs' || echo 'bytes differ')\$" bytes.txt
 is "the hex rows are the 16-byte rows holding a difference, by offset" \
 	"$(sed -n 's/^0x\([0-9a-f]\{8\}\) .*/\1/p' bytes.txt | tr '\n' ' ')" \
 	"$(awk '{ printf "%08x\n", int(($1 - 1) / 16) * 16 }' cmp-l.txt | uniq | tr '\n' ' ')"

@@ -52,7 +52,7 @@ done
 # states whose windows differ in their counters only.
 "$CMC" compare --db st-fork.db --bytes 1 2 >cmp.txt 2>&1
 ok "compare --bytes reads paged windows (states 1 and 2 differ in a few bytes)" \
-	grep -q 'raw snapshots of states 1 ([0-9]* bytes) and 2 ([0-9]* bytes): [1-9][0-9]\{0,1\} bytes differ' cmp.txt
+	grep -q 'raw snapshots of states 1 ([0-9]* bytes) and 2 ([0-9]* bytes): \(1 byte differs\|[1-9][0-9]\{0,1\} bytes differ\)$' cmp.txt
 
 # Crafted databases: from a real one (the diehard model), the states
 # replaced by an initial state and state 1, whose record says it is its

@@ -226,9 +226,10 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 		tui_json_end(&j);
 		tui_json_finish(&j);
 	} else {
-		printf("run %lld: raw snapshots of states %lld (%zu bytes) and %lld (%zu bytes):"
-		       " %zu byte%s differ%s\n",
-		       (long long)run, (long long)a, la, (long long)b, lb, ndiff, tui_s(ndiff),
+		printf("run %lld: raw snapshots of states %lld (%zu byte%s) and %lld (%zu byte%s):"
+		       " %zu byte%s differ%s%s\n",
+		       (long long)run, (long long)a, la, tui_s(la), (long long)b, lb, tui_s(lb), ndiff,
+		       tui_s(ndiff), ndiff == 1 ? "s" : "",
 		       fa > la || fb > lb ? " (within the kept prefix)" : "");
 		if (ndiff)
 			printf("%-10s %-*s  %s\n", "offset", ROW * 3, "A (* differs)", "B");

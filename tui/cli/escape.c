@@ -42,7 +42,7 @@ void tui_escape(FILE *out, const void *p, size_t n, size_t max)
 			fputc((int)c, out);
 	}
 	if (n > lim)
-		fprintf(out, "...(%zu more bytes)", n - lim);
+		fprintf(out, "...(%zu more byte%s)", n - lim, tui_s(n - lim));
 }
 
 static int write_all(int fd, const char *p, size_t n)

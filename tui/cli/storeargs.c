@@ -115,7 +115,7 @@ void tui_blob_print(FILE *out, store *st, eng_fp hash, size_t max)
 	tui_escape(out, data, len, max);
 	fputc('"', out);
 	if (full > len)
-		fprintf(out, " (%zu of %zu bytes kept)", len, full);
+		fprintf(out, " (%zu of %zu byte%s kept)", len, full, tui_s(full));
 	free(data);
 }
 
