@@ -51,4 +51,21 @@ ok "says the target did not repeat itself, at which step" \
 ok "... and where to look" grep -q 'see "A deterministic environment" in share/scenario.md)$' nd.out
 "$CMC" check --no-store --exec replay --json nd.scn >nd.json 2>/dev/null
 ok "--json: trace null, and the step it was lost at" grep -q '"trace": null, "trace_lost_at": 1' nd.json
+
+# ... and the stored violation says so too, not "0 steps" from "(initial)"
+rm -f grow.f
+"$CMC" check --db nd.db --exec replay nd.scn >/dev/null 2>&1
+"$CMC" trace --db nd.db >tr.out 2>&1
+not_ok "trace: not '0 steps' for a lost trace" grep -q "^0 steps" tr.out
+ok "trace: no trace, the target did not repeat itself" \
+	grep -q "^no trace: cmc could not rebuild it, because the target did not repeat itself" tr.out
+ok "trace: the violating step is still shown" grep -Eq "^the violating step: state [0-9]+ --bomb--> state [0-9]+$" tr.out
+"$CMC" trace --db nd.db --file nd.trace >trf.out 2>trf.err
+is "trace --file of a lost trace: exit 2" "$?" 2
+not_ok "... and no trace file (it would replay the initial state alone)" test -e nd.trace
+"$CMC" trace --db nd.db --json >tr.json
+ok "trace --json: trace_lost true" grep -q '"trace_lost": true' tr.json
+"$CMC" check --db as.db as.scn >/dev/null 2>&1
+"$CMC" trace --db as.db --json >as-tr.json
+ok "trace --json of a rebuilt trace: trace_lost false" grep -q '"trace_lost": false' as-tr.json
 done_testing

@@ -5,6 +5,7 @@
  * --file, the counterexample is written as a trace file that `cmc replay
  * --file` reads back (the format: tui/cli/cmd-replay.c).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,14 @@ static const struct tui_option trace_options[] = {
 	TUI_OPT_END(),
 };
 
+/* The engine could not rebuild the trace (the target did not repeat
+ * itself): stored without steps, though a transition's trace has at least
+ * its own. */
+static bool trace_lost(const store_violation *v)
+{
+	return v->trace.len == 0 && v->source != ENG_NO_STATE;
+}
+
 static void violation_json(struct tui_json *j, const store_violation *v)
 {
 	tui_json_object(j);
@@ -34,6 +43,7 @@ static void violation_json(struct tui_json *j, const store_violation *v)
 	tui_json_string(tui_json_key(j, "message"), v->message);
 	tui_json_state(tui_json_key(j, "state"), v->state);
 	tui_json_u64(tui_json_key(j, "length"), v->trace.len);
+	tui_json_bool(tui_json_key(j, "trace_lost"), trace_lost(v));
 	tui_trace_json(tui_json_key(j, "trace"), &v->trace);
 	/* the violating transition (nulls: a state's violation, or one
 	 * stored before schema 4) */
@@ -51,6 +61,17 @@ static void print_violation(const store_violation *v)
 		fputs(": ", stdout);
 		tui_escape(stdout, v->message, strlen(v->message), 1024);
 	}
+	if (trace_lost(v)) {
+		fputs("\nno trace: cmc could not rebuild it, because ", stdout);
+		tui_say_not_repeated(stdout, SIZE_MAX);
+		printf("\nthe violating step: state %u --", v->source);
+		tui_escape(stdout, v->label ? v->label : "?", v->label ? strlen(v->label) : 1, 64);
+		if (v->target != ENG_NO_STATE)
+			printf("--> state %u\n", v->target);
+		else
+			puts("-->");
+		return;
+	}
 	printf("\n%zu step%s", v->trace.len, tui_s(v->trace.len));
 	if (v->state != ENG_NO_STATE)
 		printf(" to state %u", v->state);
@@ -66,6 +87,13 @@ static void print_violation(const store_violation *v)
 static int write_trace_file(const char *path, const store_violation *v)
 {
 	const store_trace *t = &v->trace;
+	if (trace_lost(v)) {
+		fprintf(stderr, "cmc trace: violation %lld has no trace to write: cmc could not rebuild "
+			"it, because ", (long long)v->id);
+		tui_say_not_repeated(stderr, SIZE_MAX);
+		fputc('\n', stderr);
+		return TUI_EXIT_USAGE;
+	}
 	for (size_t i = 0; i < t->len; i++) {
 		const char *l = t->labels[i];
 		if (!*l || strpbrk(l, "\t\n\r") || (i == 0 && (!strncmp(l, "init ", 5) ||

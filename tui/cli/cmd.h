@@ -97,7 +97,8 @@ int tui_replay_verdict(const eng_trace *t, size_t steps, const eng_replay_result
 /* The plain words for a trace whose re-execution did not reach the states
  * the first execution reached: the target did not repeat itself, at which
  * step (0: its initial state), and what to try.  One sentence, no newline;
- * the command line and the workbench both say it. */
+ * the command line and the workbench both say it.  SIZE_MAX: the step is
+ * not known (a stored violation keeps no such step). */
 void tui_say_not_repeated(FILE *m, size_t step);
 
 /* plural.c: "" for 1, "s" otherwise: "%llu state%s". */

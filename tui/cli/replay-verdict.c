@@ -7,6 +7,7 @@
  * any when nothing was expected); a step that diverged or could not be
  * taken; an expected violation that never came; else nothing violated.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,7 +29,9 @@ static void where(FILE *m, const eng_trace *t, size_t step)
 void tui_say_not_repeated(FILE *m, size_t step)
 {
 	fputs("the target did not repeat itself: run again with the same operations, ", m);
-	if (step == 0)
+	if (step == SIZE_MAX)
+		fputs("it did not reach the states it reached the first time", m);
+	else if (step == 0)
 		fputs("it started in another initial state than the first time", m);
 	else
 		fprintf(m, "it reached another state at step %zu than the first time", step);
