@@ -37,6 +37,12 @@ not_ok "crash: no raw escape byte reaches stdout" grep -q "$(printf '\033')" as.
 "$CMC" check --no-store --json as.scn >as.json 2>/dev/null
 ok "crash --json: the message carries it, JSON-escaped" grep -q 'Assertion .counter < 2. failed \\u001b\[31mred' as.json
 
+# ---- replay: a label that is no op of the scenario is a usage error ----------
+"$CMC" replay as.scn inc Nope >rn.out 2>rn.err
+is "replay with a label no op has: exit 2" "$?" 2
+ok "... naming it, its step and the ops" grep -q "^cmc replay: step 2: 'Nope' is no operation of as.scn; it knows inc, assert$" rn.err
+is "... before running anything" "$(wc -c <rn.out | tr -d ' ')" 0
+
 # ---- a trace the target does not repeat: said plainly, with the step ----------
 # grow sets the counter from a file outside the scratch directory, which
 # grows on every run: rebuilding the crash's trace from the start reaches

@@ -484,10 +484,12 @@ static void note_divergence(eng_replay_result *res, size_t step, eng_fp want, en
 /*
  * A label no action of the target can ever give is a mistake in the
  * command, not a trace that diverged: a usage error naming the labels the
- * target knows.  A scenario's labels are its ops; a model's successors may
- * carry labels of their own built on the action's name ("Prepare(r1)"), so
- * a label is known when it is an action's name or starts with one followed
- * by something that is not part of a name.
+ * target knows.  A scenario's labels are exactly its ops, checked before
+ * the replay.  A model's successors may carry labels of their own, usually
+ * built on the action's name ("Prepare(r1)"), but not necessarily: a
+ * model's label is judged only when the replay could not take it, and is
+ * known when it is an action's name or starts with one followed by
+ * something that is not part of a name.
  */
 static bool label_known(eng_frontend *fe, const char *label)
 {
@@ -506,11 +508,13 @@ static bool label_known(eng_frontend *fe, const char *label)
 	return false;
 }
 
-static bool unknown_label(eng_frontend *fe, const eng_trace *t, const char *target)
+/* Labels from..to-1 of t; true after the usage error for the first unknown. */
+static bool unknown_label(eng_frontend *fe, const eng_trace *t, size_t from, size_t to,
+			  const char *target)
 {
 	if (!fe->ops->n_actions || !fe->ops->action_name || fe->ops->n_actions(fe) == 0)
 		return false;
-	for (size_t i = 0; i < t->len; i++) {
+	for (size_t i = from; i < to && i < t->len; i++) {
 		if (label_known(fe, t->labels[i]))
 			continue;
 		fprintf(stderr, "cmc replay: step %zu: '", i + 1);
@@ -605,7 +609,8 @@ static int replay_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	}
 
-	if (unknown_label(fe, t, target)) {
+	bool model = strcmp(fe->ops->kind, "model") == 0;
+	if (!model && unknown_label(fe, t, 0, t->len, target)) {
 		fe->ops->destroy(fe);
 		eng_trace_free(t);
 		recorded_free(&rec);
@@ -627,6 +632,14 @@ static int replay_exec(int argc, char **argv)
 	 * own signal is its fault (tui/cli/signals.c). */
 	tui_signals_stop(NULL);
 	eng_replay(fe, t, &o, &res);
+	if (model && !res.error && res.how == ENG_STEP_NOT_TAKEN && res.diverged != SIZE_MAX &&
+	    res.diverged >= 1 && unknown_label(fe, t, res.diverged - 1, res.diverged, target)) {
+		run_free(&r1);
+		fe->ops->destroy(fe);
+		eng_trace_free(t);
+		recorded_free(&rec);
+		return TUI_EXIT_USAGE;
+	}
 
 	/* Nothing recorded: a second run must reach what the first reached,
 	 * step by step, from the same initial state. */
