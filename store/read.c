@@ -489,21 +489,38 @@ void store_states_free(store_state *s, size_t n)
 	free(s);
 }
 
-/* First id and count of the states at a depth (levels table). */
-static int level_of(store *st, int64_t run, uint32_t depth, uint32_t *first, uint64_t *count)
+/*
+ * First id and count of the states at a depth (levels table), and whether
+ * the levels tile the ids: level 1 from id 0, each next level starting
+ * where the one before ends.  They do exactly when every level is one run
+ * of ids (the lowest id of each level is stored, ids are dense), which a
+ * breadth-first search alone gives; steps by hand and a search from one
+ * state (the workbench) give a state an id out of its level's run.
+ */
+static int level_of(store *st, int64_t run, uint32_t depth, uint32_t *first, uint64_t *count,
+		    bool *tiled)
 {
 	*first = 0;
 	*count = 0;
+	*tiled = true;
 	sqlite3_stmt *s = store_q(st, Q_LEVELS);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, run);
 	int rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		if (sqlite3_column_int64(s, 0) == depth) {
-			*count = (uint64_t)sqlite3_column_int64(s, 1);
-			*first = (uint32_t)sqlite3_column_int64(s, 2);
+	int64_t want_depth = 1, want_first = 0; /* rows come ordered by depth */
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t d = sqlite3_column_int64(s, 0), n = sqlite3_column_int64(s, 1),
+			f = sqlite3_column_int64(s, 2);
+		if (d != want_depth || f != want_first)
+			*tiled = false;
+		want_depth = d + 1;
+		want_first = f + n;
+		if (d == depth) {
+			*count = (uint64_t)n;
+			*first = (uint32_t)f;
 		}
+	}
 	if (rc != SQLITE_DONE)
 		return step_err(st, s, "read levels");
 	store_q_done(s);
@@ -561,15 +578,17 @@ static int states_page(store *st, int64_t run, store_order order, uint32_t depth
 								 : NULL;
 		bool bfs = !ord || strcmp(ord, "dfs") != 0;
 		store_q_done(s);
-		if (!bfs) {
-			/* depth-first ids do not group by level: scan */
+		uint32_t first = 0;
+		uint64_t count = 0;
+		bool tiled = false;
+		if (bfs && level_of(st, run, depth, &first, &count, &tiled) < 0)
+			return -1;
+		if (!bfs || !tiled) {
+			/* ids do not group by level (depth-first, or states
+			 * reached by hand): scan */
 			struct page_scan p = {st, run, depth, after, limit, *out, n};
 			return store_each_state(st, run, page_cb, &p);
 		}
-		uint32_t first;
-		uint64_t count;
-		if (level_of(st, run, depth, &first, &count) < 0)
-			return -1;
 		if (lo < first)
 			lo = first;
 		hi = first + (uint32_t)count;

@@ -216,7 +216,9 @@ typedef enum { STORE_BY_DISCOVERY, STORE_BY_DEPTH } store_order;
 /*
  * A page of states, ids ascending, at most `limit` rows, starting after id
  * `after` (ENG_NO_STATE: from the first).  STORE_BY_DISCOVERY: all states;
- * STORE_BY_DEPTH: only those at `depth`.
+ * STORE_BY_DEPTH: only those at `depth` (read as one run of ids when the
+ * run's levels are, else found by a pass over the run: depth-first runs,
+ * and runs with states reached by hand or searched from one state).
  */
 int store_states_page(store *st, int64_t run, store_order order, uint32_t depth,
 		      uint32_t after, size_t limit, store_state **out, size_t *n);
