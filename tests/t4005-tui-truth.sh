@@ -64,4 +64,52 @@ ok "levels: depth 3 lists state 2" grep -Eq '\| +2 +1 +BigToSmall' "$T/lv3"
 is "levels: ... and only it" "$(awk -F'|' 'NR > 1 && $2 ~ /[0-9]/' "$T/lv3" | wc -l | tr -d ' ')" 1
 quit
 
+# ---- operations that cannot be taken ---------------------------------------------
+# kv: two once-only SETs and an end of input.  After SET a, SET a is used
+# up on this path; after EOF nothing may follow.  The rows say so, and
+# Enter says why instead of trying.
+# row LABEL: the index of the operation row LABEL among the state's rows
+row() { screen | awk -v l="$1" '/^  /{ n++ } index($0, "  " l " ") == 1 { print n - 1; exit }'; }
+down() { i=0; while [ "$i" -lt "$1" ]; do keys j; i=$((i + 1)); done; }
+if [ ! -x "$EX/kv" ]; then
+	skip "once-only and eof operations" "$B/examples/kv is not built"
+else
+	printf '%s\n' "target $EX/kv" 'op "SET a" "SET a 1\n" once' 'op "SET b" "SET b 2\n" once' \
+		'op EOF eof' >kv.scn
+	start "'$CMC' tui --db kv.db kv.scn"
+	ok "once: the session opens" wait_for 'live .*kv\.scn .*\| 1 distinct'
+	keys Enter
+	ok "once: SET a is offered in the initial state" wait_for '^  SET a +\(not taken yet\)'
+	idle
+	job Enter
+	ok "once: SET a taken by hand" wait_for '^state 1  depth 2  from 0 by SET a'
+	ok "once: SET a is used up on this path, and says where" \
+		wait_for '^  SET a +\(once only: taken at step 1 of this path\)'
+	not_ok "once: ... not offered as not taken yet" grep -Eq '^  SET a +\(not taken yet\)' "$T/screen"
+	idle
+	keys Enter
+	ok "once: Enter on it says why it cannot be taken, and does not try" \
+		wait_for '^SET a cannot be taken from state 1: once only: taken at step 1 of this path'
+	not_ok "once: ... no 'not enabled' from a try" grep -q 'is not enabled' "$T/screen"
+	down "$(row EOF)"
+	job Enter
+	ok "eof: EOF taken by hand" wait_for '^state 2  depth 3  from 1 by EOF'
+	ok "eof: after it SET b cannot be taken: the input is closed" \
+		wait_for '^  SET b +\(not enabled: step 2 \(EOF\) closed the input\)'
+	quit
+fi
+
+# A model's action whose guard does not hold: tried once, the row says so.
+start "'$CMC' tui --db tc.db tcommit"
+ok "guard: the session opens" wait_for 'run 1 live tcommit .*\| 1 distinct'
+keys Enter
+ok "guard: the initial state" wait_for '^print  r1=working r2=working r3=working'
+ok "guard: DecideCommit is offered" wait_for '^  DecideCommit +\(not taken yet\)'
+down "$(row DecideCommit)"
+job Enter
+ok "guard: nothing commits before every RM prepared: not enabled" \
+	wait_for '^DecideCommit is not enabled in state 0: the model gives no successor'
+ok "guard: the row says so now" wait_for '^  DecideCommit +\(not enabled here \(tried\)\)'
+quit
+
 done_testing

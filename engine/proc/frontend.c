@@ -612,6 +612,16 @@ const char *proc_containment(eng_frontend *fe)
 	return buf;
 }
 
+int proc_op_kind(eng_frontend *fe, const char *label)
+{
+	struct proc_fe *p = pf(fe);
+	for (size_t i = 0; i < p->sc->nops; i++)
+		if (!strcmp(p->sc->ops[i].label, label))
+			return p->sc->ops[i].eof ? PROC_OP_EOF : p->sc->ops[i].once ? PROC_OP_ONCE
+									  : PROC_OP_REPEAT;
+	return -1;
+}
+
 const char *proc_info(eng_frontend *fe)
 {
 	struct proc_fe *p = pf(fe);

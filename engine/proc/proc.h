@@ -29,6 +29,17 @@ int proc_override(eng_frontend *fe, const char *key, const char *value, char *er
 		  size_t errlen);
 
 /*
+ * What a trace may do with the operation labelled `label`: PROC_OP_REPEAT
+ * (any number of times), PROC_OP_ONCE (at most once along a trace),
+ * PROC_OP_EOF (closes the input: at most once, and nothing follows it);
+ * -1 when fe has no such operation.  For the workbench, which offers the
+ * operations not taken yet from a state and must not offer one the trace
+ * has used up.
+ */
+enum { PROC_OP_REPEAT, PROC_OP_ONCE, PROC_OP_EOF };
+int proc_op_kind(eng_frontend *fe, const char *label);
+
+/*
  * After the run has started: how states were merged, "merge canonical",
  * "merge raw" or "merge raw+canonical", for the summary and --json (a
  * fallback to raw was said once on stderr).  NULL before the target first

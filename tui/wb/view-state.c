@@ -12,18 +12,34 @@
 #include <string.h>
 
 #include "engine/util.h"
+#include "proc/proc.h"
 #include "wb.h"
 
 #define INFO_MAX 12
 
 /* One row of the operations list: a stored successor, or an operation of
- * the frontend not taken from here yet (to == ENG_NO_STATE). */
+ * the frontend not taken from here yet (to == ENG_NO_STATE).  An operation
+ * not taken that cannot be taken here says why in `why` (a once-only
+ * operation the path took already, an input the path closed, an action
+ * that was tried and was not enabled); "" when it may be. */
 struct op_row {
 	char *label;      /* raw label, for applying */
 	uint32_t to;
 	int status;       /* of `to` (STORE_OK when not taken yet) */
 	bool tree;        /* the edge that discovered `to` */
+	char why[96];     /* escaped */
 };
+
+/* Operations tried by hand that were not enabled in their state (the
+ * frontend said so): remembered for the session, so the row says it. */
+#define REFUSED_MAX 64
+static struct {
+	uint32_t state;
+	char *label;
+} refused[REFUSED_MAX];
+static size_t nrefused;
+static uint32_t try_state = ENG_NO_STATE; /* the last operation taken by hand */
+static char *try_label;
 
 static struct {
 	struct wb_list l;
@@ -46,10 +62,60 @@ static void clear_ops(void)
 	V.nops = 0;
 }
 
-static void add_op(const char *label, uint32_t to, bool tree)
+static struct op_row *add_op(const char *label, uint32_t to, bool tree)
 {
 	V.ops = eng_xrealloc(V.ops, (V.nops + 1) * sizeof *V.ops);
-	V.ops[V.nops++] = (struct op_row){eng_xstrdup(label ? label : ""), to, STORE_OK, tree};
+	V.ops[V.nops] = (struct op_row){eng_xstrdup(label ? label : ""), to, STORE_OK, tree, ""};
+	return &V.ops[V.nops++];
+}
+
+void wb_state_refused(void)
+{
+	if (try_state == ENG_NO_STATE || !try_label)
+		return;
+	if (nrefused == REFUSED_MAX) { /* full: the oldest goes */
+		free(refused[0].label);
+		memmove(refused, refused + 1, (REFUSED_MAX - 1) * sizeof refused[0]);
+		nrefused--;
+	}
+	refused[nrefused].state = try_state;
+	refused[nrefused++].label = try_label;
+	try_label = NULL;
+	try_state = ENG_NO_STATE;
+	V.id = ENG_NO_STATE; /* reload: the row says it now */
+}
+
+static bool was_refused(uint32_t state, const char *label)
+{
+	for (size_t i = 0; i < nrefused; i++)
+		if (refused[i].state == state && !strcmp(refused[i].label, label))
+			return true;
+	return false;
+}
+
+/* Why operation `name` cannot be taken at the end of path t (its labels
+ * from the initial state), into why ("" when nothing on the path stops
+ * it): a process scenario's once-only operation taken already, or an
+ * input closed by an eof operation. */
+static void why_not(struct wb *wb, const char *name, const store_trace *t, char *why, size_t len)
+{
+	why[0] = 0;
+	if (!wb->fe || strcmp(wb->fe->ops->kind, "process") != 0 || !t)
+		return;
+	int kind = proc_op_kind(wb->fe, name);
+	for (size_t i = 0; i < t->len; i++) {
+		const char *l = t->labels[i] ? t->labels[i] : "";
+		char el[40];
+		wb_escape(el, sizeof el, l, strlen(l));
+		if (proc_op_kind(wb->fe, l) == PROC_OP_EOF) {
+			snprintf(why, len, "not enabled: step %zu (%.24s) closed the input", i + 1, el);
+			return;
+		}
+		if (kind != PROC_OP_REPEAT && kind >= 0 && !strcmp(l, name)) {
+			snprintf(why, len, "once only: taken at step %zu of this path", i + 1);
+			return;
+		}
+	}
 }
 
 static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -128,6 +194,7 @@ static void state_load(struct wb *wb)
 	V.found = true;
 	V.status = s.status;
 	V.initial = s.parent == ENG_NO_STATE;
+	bool have_trace = trc == 0;
 
 	char fp[33], raw[16], canon[16], lab[80] = "";
 	if (s.label)
@@ -150,7 +217,6 @@ static void state_load(struct wb *wb)
 			o += (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? " > " : "", el);
 		}
 		info("%s", line);
-		store_trace_clear(&t);
 	}
 	blob_line(wb, "reply", s.reply_blob);
 	blob_line(wb, "canon", s.canon_blob);
@@ -190,9 +256,15 @@ static void state_load(struct wb *wb)
 			for (size_t i = 0; i < ne && !seen; i++)
 				seen = e[i].label && !strncmp(e[i].label, wb->actions[a], al) &&
 				       (e[i].label[al] == 0 || e[i].label[al] == '(');
-			if (!seen)
-				add_op(wb->actions[a], ENG_NO_STATE, false);
+			if (seen)
+				continue;
+			struct op_row *o = add_op(wb->actions[a], ENG_NO_STATE, false);
+			why_not(wb, wb->actions[a], have_trace ? &t : NULL, o->why, sizeof o->why);
+			if (!o->why[0] && was_refused(V.id, wb->actions[a]))
+				snprintf(o->why, sizeof o->why, "not enabled here (tried)");
 		}
+	if (have_trace)
+		store_trace_clear(&t);
 	store_edges_free(e, ne);
 	V.l.n = V.nops;
 
@@ -245,9 +317,11 @@ static void state_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	wb_list_clamp(&V.l, body);
 	for (size_t i = V.l.top; i < V.nops && y < rows; i++) {
 		struct op_row *o = &V.ops[i];
-		char lab[64], to[48];
+		char lab[64], to[64];
 		wb_escape(lab, sizeof lab, o->label, strlen(o->label));
-		if (o->to == ENG_NO_STATE)
+		if (o->to == ENG_NO_STATE && o->why[0])
+			snprintf(to, sizeof to, "(%.44s)", o->why);
+		else if (o->to == ENG_NO_STATE)
 			snprintf(to, sizeof to, "(not taken yet)");
 		else
 			snprintf(to, sizeof to, "-> %u%s", o->to, o->tree ? " (discovered here)" : "");
@@ -263,10 +337,15 @@ static void state_activate(struct wb *wb)
 	if (V.nops == 0 || V.l.cur >= V.nops)
 		return;
 	struct op_row *o = &V.ops[V.l.cur];
-	if (wb_can_step(wb)) {
+	char lab[64];
+	wb_escape(lab, sizeof lab, o->label, strlen(o->label));
+	if (wb_can_step(wb) && o->to == ENG_NO_STATE && o->why[0]) {
+		wb_msg(wb, true, "%s cannot be taken from state %u: %s", lab, V.id, o->why);
+	} else if (wb_can_step(wb)) {
 		if (wb_submit(wb, WB_J_APPLY, V.id, o->label, 0)) {
-			char lab[64];
-			wb_escape(lab, sizeof lab, o->label, strlen(o->label));
+			free(try_label);
+			try_label = eng_xstrdup(o->label);
+			try_state = V.id;
 			wb_msg(wb, false, "taking %s from state %u...", lab, V.id);
 		}
 	} else if (o->to != ENG_NO_STATE) {

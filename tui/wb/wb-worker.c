@@ -403,11 +403,15 @@ static void *worker_main(void *arg)
 			after_engine(wb);
 			char el[80];
 			wb_escape(el, sizeof el, label, strlen(label));
-			if (rc < 0)
-				snprintf(msg, sizeof msg, "%s is not enabled in state %u%s%.120s", el, id,
-					 eng_search_error(wb->search) ? ": " : "",
-					 eng_search_error(wb->search) ? eng_search_error(wb->search) : "");
-			else
+			const char *e = eng_search_error(wb->search);
+			if (rc < 0 && e)
+				snprintf(msg, sizeof msg, "cannot take %s in state %u: %.120s", el, id, e);
+			else if (rc < 0) {
+				rc = -2; /* no successor: the state view remembers it */
+				snprintf(msg, sizeof msg, "%s is not enabled in state %u: the %s gives "
+					 "no successor", el, id,
+					 strcmp(wb->fe->ops->kind, "model") == 0 ? "model" : "target");
+			} else
 				snprintf(msg, sizeof msg, "%s: state %u -> %u", el, id, reached);
 			break;
 		}
@@ -606,6 +610,8 @@ void wb_poll(struct wb *wb)
 	wb->data_gen++;
 	if (msg[0])
 		wb_msg(wb, rc < 0 || strncmp(msg, "cannot", 6) == 0, "%s", msg);
+	if (j == WB_J_APPLY && rc == -2)
+		wb_state_refused();
 	if (j == WB_J_APPLY && rc >= 0 && reached != ENG_NO_STATE)
 		wb_goto_state(wb, reached);
 	if (j == WB_J_REORDER && rc >= 0) {

@@ -309,5 +309,8 @@ int wb_render_run(store *st, const struct wb_render *r, char *msg, size_t len);
 void wb_replay_open(struct wb *wb, int64_t violation); /* view-replay.c */
 void wb_levels_reset(void);                            /* view-levels.c */
 void wb_tree_reset(void);                              /* view-tree.c */
+/* view-state.c: the operation last taken by hand was not enabled (WB_J_APPLY
+ * done with rc -2): its row says so from now on. */
+void wb_state_refused(void);
 
 #endif
