@@ -112,4 +112,37 @@ ok "guard: nothing commits before every RM prepared: not enabled" \
 ok "guard: the row says so now" wait_for '^  DecideCommit +\(not enabled here \(tried\)\)'
 quit
 
+# ---- a counterexample the run could not rebuild -----------------------------------
+# proctarget's roll keeps a number from the processor's cycle counter in
+# its heap: no two runs of the path agree, so the run cannot rebuild the
+# trace of the violation that follows it (rolled answers ERR after a
+# roll).  The violation is stored without a trace.
+if [ ! -x "$HELPERS/proctarget" ]; then
+	skip "a counterexample the run could not rebuild" "$B/tests-helpers/proctarget is not built"
+else
+	printf '%s\n' "target $HELPERS/proctarget" 'op roll "roll\n" once' 'op rolled "rolled\n" once' \
+		'property reply * "OK"' >nd.scn
+	"$CMC" check --db nd.db nd.scn >nd.out 2>&1
+	is "nondeterministic: the run finds the violation" "$?" 1
+	ok "nondeterministic: ... and could not rebuild its trace" grep -q 'could not be rebuilt' nd.out
+	start "'$CMC' tui nd.db"
+	ok "lost: the run opens" wait_for 'run 1 nd\.scn \| violation'
+	keys v Enter
+	ok "lost: the counterexample says it was not rebuilt, and why" \
+		wait_for '^NOT REBUILT: the target did not repeat itself when the run re-ran this trace\.'
+	ok "lost: the stored path stands in for it: two steps" wait_for '^replayed 0 of 2 steps$'
+	not_ok "lost: never 0 of 0 steps" grep -q 'of 0 steps' "$T/screen"
+	ok "lost: the path's steps, as stored" wait_for '^ +2 rolled +[0-9a-f]{12}$'
+	job l
+	ok "lost: one step replayed: the target did not repeat itself at step 1, and says so" \
+		wait_for '^replayed 1 of 2 steps - DIVERGED at step 1 \(roll\); did not reproduce'
+	ok "lost: ... step 1 reached another state" wait_for '^ +1 roll +[0-9a-f]{12} DIFFERS [0-9a-f]{12} OK'
+	not_ok "lost: ... and nothing claims a match" grep -Eq 'matched|[0-9a-f]{12} match' "$T/screen"
+	job x
+	ok "lost: x replays the whole path: the violation comes, after the divergence" \
+		wait_for '^replayed 2 of 2 steps - DIVERGED at step 1 \(roll\); violation reproduced: reply'
+	not_ok "lost: ... still no match claimed" grep -Eq 'matched|[0-9a-f]{12} match' "$T/screen"
+	quit
+fi
+
 done_testing

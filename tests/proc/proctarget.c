@@ -32,6 +32,10 @@
  *   stack      keep a heap copy of 16 KiB of stack below the caller, never
  *              written by this call (as padding and scratch reach the heap
  *              in real programs)         -> OK
+ *   roll       keep in the heap a number the processor's cycle counter
+ *              gives (differs on every run: a nondeterministic target)
+ *                                        -> OK
+ *   rolled     -> ERR after a roll, else OK
  *   anything else                        -> ERR
  *
  * Arguments: --exit-at-start N (exit before reading anything),
@@ -126,7 +130,23 @@ static void say(const char *s)
 
 static void command(const char *line)
 {
-	if (!strcmp(line, "inc")) {
+	static bool rolled;
+	if (!strcmp(line, "roll")) {
+		unsigned long long *r = malloc(sizeof *r);
+		if (!r)
+			exit(1);
+#if defined(__x86_64__) || defined(__i386__)
+		*r = __builtin_ia32_rdtsc(); /* not a call the preload can answer */
+#else
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+		*r = (unsigned long long)ts.tv_nsec;
+#endif
+		rolled = true;
+		say("OK\n");
+	} else if (!strcmp(line, "rolled")) {
+		say(rolled ? "ERR\n" : "OK\n");
+	} else if (!strcmp(line, "inc")) {
 		counter++;
 		say("OK\n");
 	} else if (!strcmp(line, "crash")) {

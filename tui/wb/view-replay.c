@@ -6,6 +6,13 @@
  * stored one; Left steps back.  Each step says matched, DIFFERS, NOT TAKEN
  * or FAULT and what fails there; the line above says what the replay came
  * to, in the words of `cmc replay` (tui_replay_verdict).
+ *
+ * A violation whose trace the run could not rebuild (the target did not
+ * repeat itself when the engine re-ran the path: a nondeterministic
+ * target) is stored without one.  The view says so, and shows instead the
+ * stored path to the violating transition's source and the transition
+ * itself (the states are in the store even when the trace is not), so
+ * that replaying it shows where the target went another way.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +26,39 @@ static struct {
 	store_violation v;
 	bool have;
 	size_t at;          /* steps re-executed so far (the replay position) */
+	bool lost;          /* the run could not rebuild the trace */
+	bool from_store;    /* ... and v.trace is the stored path instead */
 } V;
+
+/* No trace (the engine's was NULL: no steps and no initial fingerprint):
+ * the stored path to the violating transition's source, then the
+ * transition.  True when v.trace now holds it. */
+static bool trace_from_store(struct wb *wb)
+{
+	if (V.v.source == ENG_NO_STATE || !V.v.label)
+		return false;
+	store_trace t;
+	store_state to;
+	wb_lock(wb);
+	int rc = store_trace_to(wb->st, V.v.run, V.v.source, &t);
+	int trc = rc == 0 && V.v.target != ENG_NO_STATE ? store_state_get(wb->st, V.v.run, V.v.target, &to)
+							 : 1;
+	wb_unlock(wb);
+	if (rc != 0)
+		return false;
+	t.labels = eng_xrealloc(t.labels, (t.len + 1) * sizeof *t.labels);
+	t.fps = eng_xrealloc(t.fps, (t.len + 1) * sizeof *t.fps);
+	t.states = eng_xrealloc(t.states, (t.len + 2) * sizeof *t.states);
+	t.labels[t.len] = eng_xstrdup(V.v.label);
+	t.fps[t.len] = trc == 0 ? to.fp : (eng_fp){0, 0};
+	t.states[t.len + 1] = trc == 0 ? V.v.target : ENG_NO_STATE;
+	t.len++;
+	if (trc == 0)
+		store_state_clear(&to);
+	store_trace_clear(&V.v.trace);
+	V.v.trace = t;
+	return true;
+}
 
 void wb_replay_open(struct wb *wb, int64_t id)
 {
@@ -39,6 +78,8 @@ void wb_replay_open(struct wb *wb, int64_t id)
 	}
 	V.have = true;
 	V.at = 0;
+	V.lost = V.v.trace.len == 0 && eng_fp_zero(V.v.trace.init_fp);
+	V.from_store = V.lost && trace_from_store(wb);
 	V.l = (struct wb_list){V.v.trace.len + 1, 0, 0};
 	/* The worker replays a copy it owns; fingerprints as stored. */
 	eng_trace *t = eng_xcalloc(1, sizeof *t);
@@ -66,6 +107,10 @@ void wb_replay_open(struct wb *wb, int64_t id)
 
 static void replay_to(struct wb *wb, size_t steps)
 {
+	if (V.lost && !V.from_store) {
+		wb_msg(wb, true, "nothing to replay: the run kept no trace for this violation");
+		return;
+	}
 	if (wb_submit(wb, WB_J_REPLAY, 0, NULL, steps)) {
 		V.at = steps;
 		V.l.cur = steps;
@@ -104,6 +149,21 @@ static void replay_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	 * the rows at most: the steps keep the rest. */
 	int quarter = rows / 4 > 1 ? rows / 4 : 1, third = rows / 3 > 1 ? rows / 3 : 1;
 	int y = wb_wrap_rows(w, 0, quarter, cols, wb_attr(wb, WB_C_BAD), "", head);
+	if (V.lost) {
+		/* Said first, whatever a replay says later; each line fits 80
+		 * columns. */
+		wb_row(w, y++, cols, wb_attr(wb, WB_C_BAD), "%s",
+		       "NOT REBUILT: the target did not repeat itself when the run re-ran this trace.");
+		if (!V.from_store) {
+			wb_row(w, y++, cols, A_NORMAL, "%s",
+			       "No stored path leads to the violation: nothing to replay.  Make the target");
+			wb_row(w, y, cols, A_NORMAL, "%s",
+			       "deterministic (no clock, random numbers, files outside its cwd), check again.");
+			return;
+		}
+		wb_row(w, y++, cols, A_NORMAL, "%s",
+		       "Below, the path as stored: x replays it and shows where the target differs.");
+	}
 	size_t div;
 	char why[sizeof wb->replay_why];
 	wb_lock(wb);

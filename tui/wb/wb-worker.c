@@ -220,22 +220,36 @@ static void job_replay(struct wb *wb, size_t steps, char *msg, size_t len)
 	eng_replay(wb->fe, &pre, &o, &r);
 	char verdict[1024], text[1200];
 	int code = tui_replay_verdict(&pre, pre.len, &r, whole ? o.expect : NULL, verdict, sizeof verdict);
-	if (code == TUI_EXIT_OK && !whole)
-		snprintf(verdict, sizeof verdict, "no property fails yet%s",
-			 pre.len ? ", every fingerprint matched" : "; the initial state matched");
+	/* What was compared: a step whose fingerprint the run did not keep
+	 * was taken, not checked; never say "matched" for it. */
+	size_t matched = 0;
+	bool init_ok;
+	wb_lock(wb);
+	init_ok = wb->rsteps[0].done && wb->rsteps[0].outcome == ENG_STEP_MATCHED;
+	for (size_t i = 1; i <= pre.len; i++)
+		matched += wb->rsteps[i].done && wb->rsteps[i].outcome == ENG_STEP_MATCHED;
+	wb_unlock(wb);
+	if (code == TUI_EXIT_OK && !whole && pre.len && matched == pre.len)
+		snprintf(verdict, sizeof verdict, "no property fails yet, every fingerprint matched");
+	else if (code == TUI_EXIT_OK && !whole && pre.len)
+		snprintf(verdict, sizeof verdict, "no property fails yet; %zu of %zu steps matched a "
+			 "stored fingerprint, the others have none to check", matched, pre.len);
+	else if (code == TUI_EXIT_OK && !whole)
+		snprintf(verdict, sizeof verdict, "no property fails yet; %s", init_ok
+			 ? "the initial state matched" : "the initial state has no stored fingerprint to check");
 	else if (code != TUI_EXIT_USAGE && r.diverged != SIZE_MAX)
 		snprintf(verdict + strlen(verdict), sizeof verdict - strlen(verdict),
-			 " - was the target rebuilt since the run, or is it nondeterministic? "
-			 "(try `cmc replay --exec replay`)");
+			 " - the target did not repeat itself: was it rebuilt since the run, or does "
+			 "it read a clock, random numbers or files outside its cwd?");
 	/* Row 1 of the view says first where the target did not repeat
 	 * itself, then the verdict (escaped already). */
 	char row[sizeof wb->replay_why];
-	if (code == TUI_EXIT_VIOLATION && r.diverged != SIZE_MAX && r.diverged) {
+	if (code != TUI_EXIT_USAGE && r.diverged != SIZE_MAX && r.diverged) {
 		char lab[64];
 		const char *l = pre.labels[r.diverged - 1];
 		wb_escape(lab, sizeof lab, l, strlen(l));
 		snprintf(row, sizeof row, "DIVERGED at step %zu (%s); %.400s", r.diverged, lab, verdict);
-	} else if (code == TUI_EXIT_VIOLATION && r.diverged != SIZE_MAX) {
+	} else if (code != TUI_EXIT_USAGE && r.diverged != SIZE_MAX) {
 		snprintf(row, sizeof row, "DIVERGED at the initial state; %.400s", verdict);
 	} else
 		snprintf(row, sizeof row, "%.500s", verdict);
