@@ -1,7 +1,7 @@
 #!/bin/sh
 # t4004-tui-flows.sh — workbench flows the other t4 tests leave out: R (a
-# search from the current state: a partial run, stored as interrupted and
-# resumable) and S (simulation, the same walks as `cmc simulate`); a
+# search from the current state, in a new run: partial, stored as
+# interrupted and resumable; the run it left stays as it was) and S (simulation, the same walks as `cmc simulate`); a
 # process-mode counterexample replayed step by step forward and back; a
 # replay that diverges because the target changed since the run was
 # stored; the allocator's chunk map; SVG from the graph, allocator and
@@ -60,8 +60,9 @@ job() { idle; keys "$@"; }
 
 # ---- R and S on TCommit (34 states, as TLC counts) ---------------------------
 # From "DecideAbort(r1)" nothing can commit: r2 and r3 each end working,
-# prepared or aborted, 9 states, one of them the state itself.  With the 7
-# states of the hand expansion of state 0, that is 15 distinct.
+# prepared or aborted, 9 states, one of them the state itself.  R searches
+# them in a new run, which holds the initial state too: 10 distinct.  The
+# run it was pressed in keeps the 7 states of the hand expansion of state 0.
 start "'$CMC' tui --db rs.db tcommit"
 ok "R: the session opens" wait_for 'run 1 live tcommit .*\| 1 distinct'
 keys Enter
@@ -78,13 +79,15 @@ job Enter
 ok "R: go to the state where r1 aborted" wait_for '^state [0-9]+  depth 2  from 0 by DecideAbort\(r1\)'
 ok "R: r1 aborted, the others working" wait_for '^print  r1=aborted r2=working r3=working'
 job R
-ok "R: the search from this state explores what it reaches, and says the run is partial" \
-	wait_for '^search from state [0-9]+: 15 distinct states \(partial: R dropped the old frontier\)'
-ok "R: the header counts 15 distinct states, an empty frontier" \
-	wait_for '\| idle \| 15 distinct .* fr 0$'
+ok "R: the search from this state explores what it reaches in a new run, and says it is partial" \
+	wait_for '^search from state 1 done: 10 distinct states \(a partial run: u lists the others\)'
+ok "R: the header shows the new run: 10 distinct states, an empty frontier" \
+	wait_for 'run 2 live tcommit .*\| idle \| 10 distinct .* fr 0$'
+ok "R: the state searched from is current, in the new run" \
+	wait_for '^state 1  depth 2  from 0 by DecideAbort\(r1\)'
 job r
 ok "R: r afterwards has nothing left to explore and still says partial" \
-	wait_for '^search done: 15 distinct states \(partial: R dropped the old frontier\)'
+	wait_for '^search from state 1 done: 10 distinct states \(a partial run'
 
 "$CMC" simulate --json tcommit >sim.json 2>/dev/null
 steps=$(json_get sim.json transitions)
@@ -114,9 +117,12 @@ ok "labelled: ... and Prepare is no longer offered as not taken" \
 	sh -c "! grep -Eq '^  Prepare +\(not taken yet\)' '$T/screen'"
 quit
 "$CMC" runs --db rs.db --json >rs.json 2>&1
-ok "R: the partial run is stored as interrupted, not complete" grep -q '"status": "interrupted"' rs.json
-"$CMC" check --db rs.db --resume 1 --json tcommit >resume.json 2>/dev/null
-is "R: resuming the stored run explores all 34 states" "$(json_get resume.json distinct)" 34
+is "R: both runs are stored as interrupted, not complete" \
+	"$(grep -c '"status": "interrupted"' rs.json)" 2
+"$CMC" show --db rs.db --run 1 6 >show1.out 2>&1
+ok "R: the run R left keeps the states of the hand expansion" grep -q 'DecideAbort' show1.out
+"$CMC" check --db rs.db --resume 2 --json tcommit >resume.json 2>/dev/null
+is "R: resuming the partial run explores all 34 states" "$(json_get resume.json distinct)" 34
 
 # S with violations: every walk goes on past them (keep going), as
 # `cmc simulate --keep-going` does.

@@ -145,4 +145,29 @@ else
 	quit
 fi
 
+# ---- R: a new run, the one it left stays whole --------------------------------------
+# diehard: 16 distinct states.  After the whole search, R from state 5
+# searches in run 2; run 1 stays complete, listed and browsable.
+start "'$CMC' tui --db r.db diehard"
+ok "R: the session opens" wait_for 'run 1 live diehard .*1 distinct'
+job r
+ok "R: the whole space" wait_for '^search complete: 16 distinct states'
+keys / 5 Enter
+ok "R: state 5" wait_for '^state 5  depth'
+idle
+job R
+ok "R: a new run searches from the state" wait_for 'run 2 live diehard .*\| idle \|'
+ok "R: ... and says where it came from and that it is partial" \
+	wait_for '^search from state [0-9]+ done: [0-9]+ distinct states \(a partial run: u lists the others\)'
+keys u
+ok "R: the runs view lists the run R left, complete" wait_for '^ +1 model +diehard +complete +16 '
+ok "R: ... and the new one, live" wait_for '^ +2 model +diehard +running .*<- shown'
+keys g Enter
+ok "R: the first run browses whole: complete, 16 states" wait_for 'run 1 diehard \| complete \| 16 states'
+quit
+"$CMC" runs --db r.db --json >r.json 2>&1
+is "R: run 1 is stored complete" "$(json_get r.json status)" complete
+is "R: run 2, partial, is stored interrupted" "$(grep -c '"status": "interrupted"' r.json)" 1
+ok "R: run 2 says where it comes from" grep -q 'R: from state 5 of run 1' r.json
+
 done_testing

@@ -16,7 +16,9 @@
 #include "wb.h"
 
 static char *owned_target; /* DB sessions: the run's scenario or model */
-static bool run_partial;   /* the live run's frontier was dropped (R): see end_status() */
+static uint32_t run_from = ENG_NO_STATE; /* R: the state the live run searches from,
+					    ENG_NO_STATE: none; see end_status() */
+static char *run_note;     /* the next run's origin, for its options text */
 
 void wb_lock(struct wb *wb) { pthread_mutex_lock(&wb->mu); }
 void wb_unlock(struct wb *wb) { pthread_mutex_unlock(&wb->mu); }
@@ -114,9 +116,9 @@ void wb_goto_state(struct wb *wb, uint32_t id)
 
 static char *options_text(const eng_opts *o)
 {
-	char buf[128];
-	snprintf(buf, sizeof buf, "tui%s%s", o->order == ENG_DFS ? " --dfs" : "",
-		 o->keep_going ? " --keep-going" : "");
+	char buf[160];
+	snprintf(buf, sizeof buf, "tui%s%s%s%s", o->order == ENG_DFS ? " --dfs" : "",
+		 o->keep_going ? " --keep-going" : "", run_note ? "; " : "", run_note ? run_note : "");
 	return eng_xstrdup(buf);
 }
 
@@ -150,27 +152,35 @@ static int64_t begin_run(struct wb *wb, char *err, size_t errlen)
 	wb_lock(wb);
 	wb->search = s;
 	wb->run_live = run;
-	run_partial = false;
+	run_from = ENG_NO_STATE;
 	memset(&wb->prog, 0, sizeof wb->prog);
 	wb_unlock(wb);
 	tui_signals_stop(s);
 	return run;
 }
 
-/* R (a search from one state) replaces the frontier: the states queued
- * before it may never be expanded, so an empty frontier afterwards no
- * longer means the whole space was explored.  Such a run is not stored as
- * complete but as interrupted, which is what it is: --resume continues it
- * from the last state expanded in order (store_frontier_replaced()). */
-void wb_run_set_partial(void) { run_partial = true; }
-bool wb_run_is_partial(void) { return run_partial; }
+/* R (a search from one state) begins a run whose frontier is that state
+ * alone: the other states queued on its path may never be expanded, so an
+ * empty frontier afterwards does not mean the whole space was explored.
+ * Such a run is not stored as complete but as interrupted, which is what
+ * it is: --resume continues it from the last state expanded in order
+ * (store_frontier_replaced()).  The run R was pressed in ends as it
+ * stood, whole. */
+void wb_run_set_partial(uint32_t from) { run_from = from; }
+uint32_t wb_run_partial_from(void) { return run_from; }
 
 static const char *end_status(const eng_stats *t)
 {
-	return t->violations ? "violation" : t->complete && !run_partial ? "complete" : "interrupted";
+	return t->violations ? "violation"
+	       : t->complete && run_from == ENG_NO_STATE ? "complete" : "interrupted";
 }
 
 int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen)
+{
+	return wb_session_new_run(wb, order, NULL, err, errlen);
+}
+
+int wb_session_new_run(struct wb *wb, eng_order order, const char *note, char *err, size_t errlen)
 {
 	eng_search *old = wb->search;
 	const eng_stats *t = eng_search_stats(old);
@@ -182,7 +192,11 @@ int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen)
 	wb->opts.order = order;
 	wb_unlock(wb);
 	tui_signals_stop(NULL);
-	if (begin_run(wb, err, errlen) < 0)
+	run_note = note ? eng_xstrdup(note) : NULL;
+	int64_t run = begin_run(wb, err, errlen);
+	free(run_note);
+	run_note = NULL;
+	if (run < 0)
 		return -1;
 	eng_search_free(old);
 	return 0;

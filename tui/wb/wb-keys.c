@@ -143,7 +143,7 @@ static void k_run(struct wb *wb, int key)
 		if (wb->cur == ENG_NO_STATE)
 			return;
 		if (wb_submit(wb, WB_J_RUN_FROM, wb->cur, NULL, 0))
-			wb_msg(wb, false, "searching from state %u... (p pauses)", wb->cur);
+			wb_msg(wb, false, "a new run, searching from state %u... (p pauses)", wb->cur);
 	} else if (wb_submit(wb, WB_J_RUN, 0, NULL, 0)) {
 		wb_msg(wb, false, "searching... (p pauses, r resumes)");
 	}
@@ -211,7 +211,7 @@ static const struct wb_binding common_keys[] = {
 	WB_KEY('b', "b", "back to the previously visited state", k_prev_state),
 	WB_KEY('e', "e", "expand the current state by hand (all operations)", k_expand),
 	WB_KEY('r', "r", "run the search (resume it when paused)", k_run),
-	WB_KEY('R', "R", "run the search from the current state", k_run),
+	WB_KEY('R', "R", "search from the current state in a new run (u lists the run left)", k_run),
 	WB_KEY('p', "p", "pause the running search", k_pause),
 	WB_KEY('S', "S", "simulate: 100 random walks from the initial states", k_simulate),
 	WB_KEY('o', "o", "switch BFS/DFS: ends this run, begins a new one in the other order", k_order),

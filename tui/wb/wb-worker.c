@@ -114,26 +114,13 @@ static void hand_steps(struct wb *wb, bool on)
 		store_hand_steps(wb->wst, on);
 }
 
-static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len)
+static void job_run(struct wb *wb, char *msg, size_t len)
 {
-	/* States queued other than the one searched from are dropped by the
-	 * focus.  A frontier of one is the state itself when it is the only
-	 * state there is (a session's first R on a single initial state). */
-	const eng_stats *t0 = eng_search_stats(wb->search);
-	bool drops = t0->frontier > 1 || (t0->frontier == 1 && t0->distinct > 1);
-	if (from && eng_search_focus(wb->search, id) < 0) {
-		snprintf(msg, len, "cannot start from state %u: %s", id,
-			 eng_search_error(wb->search) ? eng_search_error(wb->search) : "no such state");
-		return;
-	}
-	if (from && wb->wst)
-		store_frontier_replaced(wb->wst); /* --resume must not trust the order now */
-	if (from && drops)
-		wb_run_set_partial();
 	uint64_t v0 = eng_search_stats(wb->search)->violations;
 	int rc = eng_search_run(wb->search);
 	after_engine(wb);
 	const eng_stats *t = eng_search_stats(wb->search);
+	uint32_t from = wb_run_partial_from();
 	if (rc < 0)
 		snprintf(msg, len, "search failed: %s", eng_search_error(wb->search));
 	else if (t->violations > v0)
@@ -142,18 +129,82 @@ static void job_run(struct wb *wb, bool from, uint32_t id, char *msg, size_t len
 	else if (t->stopped)
 		snprintf(msg, len, "search paused at %llu distinct states (r resumes)",
 			 (unsigned long long)t->distinct);
-	else if (t->complete && wb_run_is_partial() && from)
-		snprintf(msg, len, "search from state %u: %llu distinct states (partial: R dropped "
-			 "the old frontier)", id, (unsigned long long)t->distinct);
-	else if (t->complete && wb_run_is_partial())
-		snprintf(msg, len, "search done: %llu distinct states (partial: R dropped the old "
-			 "frontier)", (unsigned long long)t->distinct);
+	else if (t->complete && from != ENG_NO_STATE)
+		snprintf(msg, len, "search from state %u done: %llu distinct states (a partial run: "
+			 "u lists the others)", from, (unsigned long long)t->distinct);
 	else if (t->complete)
 		snprintf(msg, len, "search complete: %llu distinct states, %llu generated",
 			 (unsigned long long)t->distinct, (unsigned long long)t->generated);
 	else
 		snprintf(msg, len, "search ended at a bound: %llu distinct states",
 			 (unsigned long long)t->distinct);
+}
+
+/* R: the live run ends as it stands (complete, or interrupted and
+ * resumable) and a new run begins whose search takes the path to state
+ * `id` (the old run's shortest trace to it, stored as steps by hand) and
+ * queues the state it reaches alone; the UI then runs it.  *reached: that
+ * state's id in the new run.  0, or -1 with msg. */
+static int job_restart_from(struct wb *wb, uint32_t id, uint32_t *reached, char *msg, size_t len)
+{
+	eng_trace *t = eng_search_trace(wb->search, id);
+	if (!t) {
+		snprintf(msg, len, "cannot search from state %u: the target did not repeat the path to it",
+			 id);
+		return -1;
+	}
+	int64_t old = wb->run_live;
+	char note[80], err[256];
+	snprintf(note, sizeof note, "R: from state %u of run %lld", id, (long long)old);
+	if (wb_session_new_run(wb, wb->opts.order, note, err, sizeof err) < 0) {
+		snprintf(msg, len, "cannot begin a new run: %.200s", err);
+		eng_trace_free(t);
+		return -1;
+	}
+	eng_search *s = wb->search;
+	uint32_t cur = ENG_NO_STATE;
+	size_t step = 0;
+	if (eng_search_init(s) == 0)
+		for (uint64_t i = 0; i < eng_search_count(s) && cur == ENG_NO_STATE; i++)
+			if (eng_search_parent(s, (uint32_t)i) == ENG_NO_STATE &&
+			    eng_fp_eq(eng_search_fp(s, (uint32_t)i), t->init_fp))
+				cur = (uint32_t)i;
+	hand_steps(wb, true);
+	for (; cur != ENG_NO_STATE && step < t->len; step++) {
+		uint32_t next = ENG_NO_STATE;
+		if (eng_search_apply(s, cur, t->labels[step], &next) < 0 || next == ENG_NO_STATE ||
+		    (t->fps && !eng_fp_eq(eng_search_fp(s, next), t->fps[step])))
+			cur = ENG_NO_STATE;
+		else
+			cur = next;
+	}
+	hand_steps(wb, false);
+	int rc = -1;
+	if (cur == ENG_NO_STATE) {
+		snprintf(msg, len, "run %lld: the target did not repeat the path to state %u (at step %zu)",
+			 (long long)wb->run_live, id, step);
+	} else {
+		/* States queued besides the one searched from are dropped by
+		 * the focus: then the run is partial. */
+		const eng_stats *t0 = eng_search_stats(s);
+		bool drops = t0->frontier > 1 || (t0->frontier == 1 && t0->distinct > 1);
+		if (eng_search_focus(s, cur) < 0) {
+			snprintf(msg, len, "cannot start from state %u: %s", cur,
+				 eng_search_error(s) ? eng_search_error(s) : "no such state");
+		} else {
+			if (wb->wst)
+				store_frontier_replaced(wb->wst); /* --resume must not trust the order now */
+			if (drops)
+				wb_run_set_partial(cur);
+			snprintf(msg, len, "new run %lld from state %u (state %u of run %lld): searching...",
+				 (long long)wb->run_live, cur, id, (long long)old);
+			*reached = cur;
+			rc = 0;
+		}
+	}
+	after_engine(wb);
+	eng_trace_free(t);
+	return rc;
 }
 
 static void replay_step(void *ctx, const eng_replay_step *s)
@@ -396,8 +447,10 @@ static void *worker_main(void *arg)
 				snprintf(msg, sizeof msg, "cannot start: %s", eng_search_error(wb->search));
 			break;
 		case WB_J_RUN:
+			job_run(wb, msg, sizeof msg);
+			break;
 		case WB_J_RUN_FROM:
-			job_run(wb, j == WB_J_RUN_FROM, id, msg, sizeof msg);
+			rc = job_restart_from(wb, id, &reached, msg, sizeof msg);
 			break;
 		case WB_J_EXPAND:
 			hand_steps(wb, true);
@@ -628,6 +681,23 @@ void wb_poll(struct wb *wb)
 		wb_state_refused();
 	if (j == WB_J_APPLY && rc >= 0 && reached != ENG_NO_STATE)
 		wb_goto_state(wb, reached);
+	if (j == WB_J_RUN_FROM) {
+		/* A new run began even when its path failed: show it. */
+		wb_lock(wb);
+		int64_t r = wb->run_live;
+		wb_unlock(wb);
+		/* The search first: a view's load may ask the worker too. */
+		if (rc >= 0)
+			wb_submit(wb, WB_J_RUN, 0, NULL, 0);
+		if (r != wb->run) {
+			wb_select_run(wb, r);
+			if (reached != ENG_NO_STATE && reached < wb->n_states)
+				wb->cur = reached;
+			const struct wb_view *v = wb_view(wb->view);
+			if (v->load)
+				v->load(wb);
+		}
+	}
 	if (j == WB_J_REORDER && rc >= 0) {
 		wb_lock(wb);
 		int64_t r = wb->run_live;

@@ -110,7 +110,9 @@ enum wb_job {
 	WB_J_NONE,
 	WB_J_INIT,      /* seed the search with the initial states */
 	WB_J_RUN,       /* run (or resume) the search over its frontier */
-	WB_J_RUN_FROM,  /* focus on job_state, then run */
+	WB_J_RUN_FROM,  /* end the live run; begin a new one whose search goes
+			 * the path to job_state and queues it alone (the
+			 * UI then runs it: WB_J_RUN) */
 	WB_J_EXPAND,    /* expand job_state by hand */
 	WB_J_APPLY,     /* apply job_label to job_state */
 	WB_J_REPLAY,    /* replay the first job_steps steps of replay_trace */
@@ -233,6 +235,8 @@ void wb_session_close(struct wb *wb);
 /* Worker only: end the live run and begin a new one whose search goes in
  * `order` (the engine's order is fixed per search). */
 int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen);
+/* The same, the new run's options text noting where it comes from (R). */
+int wb_session_new_run(struct wb *wb, eng_order order, const char *note, char *err, size_t errlen);
 void wb_lock(struct wb *wb);
 void wb_unlock(struct wb *wb);
 void wb_reload_run(struct wb *wb);     /* reread wb.ri and n_states */
@@ -243,10 +247,11 @@ void wb_goto_state(struct wb *wb, uint32_t id); /* make current, remember */
 void wb_msg(struct wb *wb, bool err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Does this session's worker have a search on this run (step by hand)? */
 bool wb_can_step(struct wb *wb);
-/* R dropped the live run's frontier: the run is stored interrupted, not
- * complete, even when its search ends with nothing left to expand. */
-void wb_run_set_partial(void);
-bool wb_run_is_partial(void);
+/* The live run (begun by R) searches from state `from` alone: it is stored
+ * interrupted, not complete, even when its search ends with nothing left
+ * to expand.  ENG_NO_STATE: a whole run. */
+void wb_run_set_partial(uint32_t from);
+uint32_t wb_run_partial_from(void);
 
 /* wb-loop.c: fd 2 becomes a pipe whose lines go to the status line, until
  * the screen is given back (and at exit); idempotent. */
