@@ -552,11 +552,19 @@ static void *worker_main(void *arg)
 		}
 
 		wb_lock(wb);
-		wb->done_job = j;
-		wb->done_rc = rc;
-		wb->done_state = reached;
-		memcpy(wb->done_msg, msg, sizeof wb->done_msg);
-		wb->done_seq++;
+		/* One finished job is handed over at a time.  A job the UI
+		 * submitted before it picked up the previous one's end (a
+		 * view's load asking for a model's print) and that has nothing
+		 * to say does not overwrite it: the UI's next poll still sees
+		 * a job done, and the result is in its own field. */
+		bool unseen = wb->done_seq != wb->seen_done;
+		if (!unseen || msg[0] || rc < 0 || reached != ENG_NO_STATE) {
+			wb->done_job = j;
+			wb->done_rc = rc;
+			wb->done_state = reached;
+			memcpy(wb->done_msg, msg, sizeof wb->done_msg);
+			wb->done_seq++;
+		}
 		wb->job = WB_J_NONE;
 		wb->job_running = false;
 	}
