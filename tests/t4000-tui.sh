@@ -27,8 +27,9 @@ ok "open: the status line says what to press first" wait_for '^live search: Ente
 keys '?'
 ok "help: ? lists the keys from the key table" wait_for '^\? F1 +this list of keys'
 ok "help: quitting is listed" wait_for '^q +quit'
+ok "help: the keys of every view come first" wait_for '^-- keys in every view'
 keys G
-ok "help: scrolls to the last key of the table" wait_for '^\^L +redraw the screen'
+ok "help: scrolls to the last key of the table, the runs view's" wait_for '^Enter +browse the selected run'
 keys Escape
 ok "help: Esc goes back; the status line says where we are and the keys" \
 	wait_for '^\[states by discovery @0\] \?:keys q:quit +Enter:open'

@@ -4,8 +4,9 @@
 # operation already taken on the path says so; a counterexample whose
 # trace the run could not rebuild (a nondeterministic target) says where
 # the target did not repeat itself and never claims a match; help groups
-# the keys and opens at its top; R searches in a new run and leaves the
-# one it started from whole.
+# the keys for the view it is opened from, explains the labels and opens
+# at its top; the hex diff opens centred on its first difference; R
+# searches in a new run and leaves the one it started from whole.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
 SHARE=$CMC_TOP/share/examples
@@ -169,5 +170,70 @@ quit
 is "R: run 1 is stored complete" "$(json_get r.json status)" complete
 is "R: run 2, partial, is stored interrupted" "$(grep -c '"status": "interrupted"' r.json)" 1
 ok "R: run 2 says where it comes from" grep -q 'R: from state 5 of run 1' r.json
+
+# ---- help: grouped for the view, from its top; the hex diff centred ----------------
+# line PATTERN: the screen line (1-based) of the first row matching PATTERN
+line() { screen | grep -nE -- "$1" | head -n 1 | cut -d: -f1; }
+# seek PATTERN KEY: press KEY (j or k) until a row matches (at most 60 times)
+seek() {
+	i=0
+	while [ $i -lt 60 ]; do
+		screen | grep -Eq -- "$1" && return 0
+		keys "$2"
+		i=$((i + 1))
+	done
+	return 1
+}
+start "'$CMC' tui --db help.db diehard"
+ok "help: the session opens" wait_for 'run 1 live diehard .*1 distinct'
+keys '?'
+ok "help: says which view it is for" wait_for '^keys for the view states by discovery'
+is "help: the keys of every view come first" "$(line '^-- ')" 3
+ok "help: n opens the graph here" wait_for '^n +the neighbourhood graph'
+keys G
+ok "help: G scrolls to its end" wait_for '^Enter +browse the selected run'
+ok "help: the labels are explained, @N among them" seek '^@N +the current state' k
+keys Escape
+ok "help: Esc back" wait_for '^\[states by discovery'
+keys '?'
+ok "help: reopened, it starts at its top again" wait_for '^-- keys in every view'
+is "help: ... on the first row" "$(line '^-- keys in every view')" 3
+quit
+
+if [ ! -x "$EX/list-emit" ]; then
+	skip "help in the hex view and the hex diff" "$B/examples/list-emit is not built"
+else
+	start "'$CMC' tui --db hex.db --hash both '$SHARE/list/list.scn'"
+	ok "hex: the session opens" wait_for 'live .*list\.scn .*\| 1 distinct'
+	job r
+	ok "hex: the whole space" wait_for 'search complete: 16 distinct states'
+	keys c
+	ok "hex: 16 raw states in 8 canonical ones" wait_for '^16 states: 16 distinct raw, 8 distinct canonical'
+	r=$(screen | awk 'NR >= 4 && /2 raw variant/ { print NR - 4; exit }')
+	i=0
+	while [ "$i" -lt "${r:-0}" ]; do keys j; i=$((i + 1)); done
+	keys Enter
+	ok "hex: the two raw variants of a canonical state" wait_for '[1-9][0-9]* byte\(s\) differ, first at offset 0x'
+	off=$(sed -n 's/.*first at offset 0x\([0-9a-f]*\).*/\1/p' "$T/screen")
+	row=$(printf '%08x' $(( (0x${off:-0} / 8) * 8 )))
+	ok "hex: it opens on the first differing row ($row)" wait_for "^$row<"
+	# body rows 5..23 of the screen: the middle one is 14
+	at=$(line '^[0-9a-f]{8}<')
+	if [ $(( 0x${off:-0} / 8 )) -ge 9 ]; then
+		ok "hex: ... in the middle of the window (line $at), rows before and after it" \
+			test "${at:-0}" -ge 13 -a "${at:-0}" -le 15
+	else
+		skip "hex: the first differing row in the middle" "it is among the first rows"
+	fi
+	keys '?'
+	ok "help: for the hex view" wait_for '^keys for the view hex diff'
+	screen >"$T/help1"
+	not_ok "help: n is not the graph here" grep -Eq '^n +the neighbourhood graph' "$T/help1"
+	ok "help: the keys of every view, then this view's: n is the next differing row" \
+		seek '^n +next differing row' j
+	screen >"$T/help2"
+	ok "help: ... under this view's heading" grep -q '^-- keys of this view: hex diff' "$T/help2"
+	quit
+fi
 
 done_testing

@@ -178,5 +178,6 @@ const struct wb_view wb_view_compare = {
 	.draw = compare_draw,
 	.list = compare_list,
 	.activate = compare_activate,
+	.enter = "a canonical row: diff its first two raw variants; a raw one: open it",
 	.keys = compare_keys,
 };

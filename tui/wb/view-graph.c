@@ -117,6 +117,7 @@ const struct wb_view wb_view_graph = {
 	.draw = graph_draw,
 	.list = graph_list,
 	.activate = graph_activate,
+	.enter = "follow the selected edge to the state at its other end",
 	.keys = graph_keys,
 };
 

@@ -1,6 +1,8 @@
 /*
  * view-hex.c — two raw snapshots side by side in hex, the differing bytes
- * highlighted; n / N jump to the next / previous row that differs.
+ * highlighted; n / N jump to the next / previous row that differs.  It
+ * opens on the first differing row, and a jump lands on its row, in the
+ * middle of the window, with the rows around it on both sides.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@ static struct {
 	uint8_t *da, *db;
 	size_t na, nb, fa, fb;
 	size_t ndiff, first;
+	bool centre;        /* the next draw puts the selected row mid-window */
 	char why[160];
 } V = {.a = ENG_NO_STATE, .b = ENG_NO_STATE};
 
@@ -63,6 +66,7 @@ static void hex_load(struct wb *wb)
 	V.l = (struct wb_list){(n + PER_ROW - 1) / PER_ROW, 0, 0};
 	if (V.first != SIZE_MAX)
 		V.l.cur = V.first / PER_ROW;
+	V.centre = true;
 }
 
 static bool row_differs(size_t r)
@@ -81,12 +85,14 @@ static void hex_key(struct wb *wb, int key)
 		for (size_t r = V.l.cur + 1; r < V.l.n; r++)
 			if (row_differs(r)) {
 				V.l.cur = r;
+				V.centre = true;
 				break;
 			}
 	} else {
 		for (size_t r = V.l.cur; r-- > 0;)
 			if (row_differs(r)) {
 				V.l.cur = r;
+				V.centre = true;
 				break;
 			}
 	}
@@ -125,6 +131,10 @@ static void hex_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	       V.fa > V.na ? " (capped)" : "", V.nb, V.fb > V.nb ? " (capped)" : "", V.ndiff, first);
 	wb_row(w, 2, cols, A_BOLD, "%-8s  %-24s| %-24s", "offset", "A", "B");
 	size_t body = rows > 3 ? (size_t)rows - 3 : 1;
+	if (V.centre) {
+		V.l.top = V.l.cur > body / 2 ? V.l.cur - body / 2 : 0;
+		V.centre = false;
+	}
 	wb_list_clamp(&V.l, body);
 	for (size_t r = V.l.top, y = 3; r < V.l.n && y < (size_t)rows; r++, y++) {
 		wb_row(w, (int)y, cols, r == V.l.cur ? (int)A_BOLD : (int)A_NORMAL, "%08zx%s", r * PER_ROW,

@@ -171,5 +171,6 @@ const struct wb_view wb_view_levels = {
 	.draw = levels_draw,
 	.list = levels_list,
 	.activate = levels_activate,
+	.enter = "levels: into the level's states; states: open the state",
 	.keys = levels_keys,
 };

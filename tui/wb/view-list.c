@@ -106,4 +106,5 @@ const struct wb_view wb_view_list = {
 	.draw = list_draw,
 	.list = list_list,
 	.activate = list_activate,
+	.enter = "open the selected state",
 };

@@ -266,5 +266,6 @@ const struct wb_view wb_view_replay = {
 	.draw = replay_draw,
 	.list = replay_list,
 	.activate = replay_activate,
+	.enter = "open the stored state of the selected step",
 	.keys = replay_keys,
 };

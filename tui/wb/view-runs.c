@@ -71,4 +71,5 @@ const struct wb_view wb_view_runs = {
 	.draw = runs_draw,
 	.list = runs_list,
 	.activate = runs_activate,
+	.enter = "browse the selected run",
 };

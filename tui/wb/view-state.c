@@ -360,4 +360,5 @@ const struct wb_view wb_view_state = {
 	.draw = state_draw,
 	.list = state_list,
 	.activate = state_activate,
+	.enter = "take the selected operation now (browsing: go to where it leads)",
 };

@@ -191,5 +191,6 @@ const struct wb_view wb_view_tree = {
 	.draw = tree_draw,
 	.list = tree_list,
 	.activate = tree_activate,
+	.enter = "open the selected state",
 	.keys = tree_keys,
 };

@@ -85,4 +85,5 @@ const struct wb_view wb_view_viols = {
 	.draw = viols_draw,
 	.list = viols_list,
 	.activate = viols_activate,
+	.enter = "open the counterexample in the replay view",
 };

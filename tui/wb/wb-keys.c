@@ -54,6 +54,8 @@ static void k_view(struct wb *wb, int key)
 	};
 	for (size_t i = 0; i < sizeof to / sizeof to[0]; i++)
 		if (to[i].key == key) {
+			if (to[i].v == WB_V_HELP && wb->view != WB_V_HELP)
+				wb_help_reset();
 			if ((to[i].v == WB_V_STATE || to[i].v == WB_V_GRAPH || to[i].v == WB_V_ALLOC) &&
 			    wb->cur == ENG_NO_STATE) {
 				wb_msg(wb, true, "no current state yet");
@@ -181,20 +183,22 @@ static const struct wb_binding common_keys[] = {
 	WB_KEY('q', "q", "quit (a running search is stopped and stored)", k_quit),
 	WB_KEY(KEY_ESC, "Esc <", "back to the previous view", k_back),
 	WB_KEY('<', NULL, NULL, k_back),
-	WB_KEY(KEY_UP, "Up k", "move up", k_move),
+	/* one row of the help for all the moves */
+	WB_KEY(KEY_UP, "Up Down k j", "move; PgUp PgDn (^B ^F Space) a page; Home End (g G) the ends",
+	       k_move),
 	WB_KEY('k', NULL, NULL, k_move),
-	WB_KEY(KEY_DOWN, "Down j", "move down", k_move),
+	WB_KEY(KEY_DOWN, NULL, NULL, k_move),
 	WB_KEY('j', NULL, NULL, k_move),
-	WB_KEY(KEY_PPAGE, "PgUp ^B", "page up", k_move),
+	WB_KEY(KEY_PPAGE, NULL, NULL, k_move),
 	WB_KEY(CTRL('b'), NULL, NULL, k_move),
-	WB_KEY(KEY_NPAGE, "PgDn ^F Space", "page down", k_move),
+	WB_KEY(KEY_NPAGE, NULL, NULL, k_move),
 	WB_KEY(CTRL('f'), NULL, NULL, k_move),
 	WB_KEY(' ', NULL, NULL, k_move),
-	WB_KEY(KEY_HOME, "Home g", "first row", k_move),
+	WB_KEY(KEY_HOME, NULL, NULL, k_move),
 	WB_KEY('g', NULL, NULL, k_move),
-	WB_KEY(KEY_END, "End G", "last row", k_move),
+	WB_KEY(KEY_END, NULL, NULL, k_move),
 	WB_KEY('G', NULL, NULL, k_move),
-	WB_KEY('\n', "Enter", "open the selected row (in a state: take the operation)", k_activate),
+	WB_KEY('\n', "Enter", "open the selected row (this view's keys say what it does)", k_activate),
 	WB_KEY('\r', NULL, NULL, k_activate),
 	WB_KEY(KEY_ENTER, NULL, NULL, k_activate),
 	WB_KEY(KEY_RIGHT, NULL, NULL, k_activate),
@@ -214,7 +218,7 @@ static const struct wb_binding common_keys[] = {
 	WB_KEY('R', "R", "search from the current state in a new run (u lists the run left)", k_run),
 	WB_KEY('p', "p", "pause the running search", k_pause),
 	WB_KEY('S', "S", "simulate: 100 random walks from the initial states", k_simulate),
-	WB_KEY('o', "o", "switch BFS/DFS: ends this run, begins a new one in the other order", k_order),
+	WB_KEY('o', "o", "switch BFS/DFS: ends this run, begins one in the other order", k_order),
 	WB_KEY(CTRL('l'), "^L", "redraw the screen", k_redraw),
 	{0},
 };
@@ -236,7 +240,38 @@ size_t wb_keys(const struct wb_key_entry **out)
 		}
 	}
 	*out = all;
+	static bool checked;
+	if (!checked) {
+		checked = true;
+		CMC_ASSERT(wb_keys_are_valid());
+	}
 	return n;
+}
+
+bool wb_keys_are_valid(void)
+{
+	const struct wb_key_entry *e;
+	size_t n = wb_keys(&e);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++) {
+			const struct wb_key_entry *a = &e[i], *b = &e[j];
+			if (a->b->key != b->b->key)
+				continue;
+			CMC_VALID(a->owner != b->owner, "key %d twice in the table of %s", a->b->key,
+				  a->owner < WB_V__COUNT ? wb_view(a->owner)->name : "the common keys");
+			bool ae = a->b->everywhere, be = b->b->everywhere;
+			CMC_VALID(!(ae && b->owner < WB_V__COUNT) && !(be && a->owner < WB_V__COUNT),
+				  "key %d is answered everywhere and is also a key of %s", a->b->key,
+				  wb_view(ae ? b->owner : a->owner)->name);
+			CMC_VALID(!(ae && b->owner == WB_V__COUNT) && !(be && a->owner == WB_V__COUNT),
+				  "key %d is answered everywhere and is also a common key", a->b->key);
+		}
+	return true;
+}
+
+bool wb_binding_common_in(const struct wb_binding *b, enum wb_view_id v)
+{
+	return wb_binding_find(b->key, v) == b;
 }
 
 const struct wb_binding *wb_binding_find(int key, enum wb_view_id v)

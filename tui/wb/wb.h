@@ -64,8 +64,10 @@ struct wb_view {
 	void (*draw)(struct wb *wb, WINDOW *w, int rows, int cols);
 	/* The list that the movement keys move; NULL: none. */
 	struct wb_list *(*list)(struct wb *wb);
-	/* Enter on the selected row; may be NULL. */
+	/* Enter on the selected row; may be NULL.  enter: what it does here,
+	 * for the help (NULL when activate is). */
 	void (*activate)(struct wb *wb);
+	const char *enter;
 	/* The keys this view answers beyond the common ones (wb-keys.c),
 	 * declared in the view's file; ended by an entry with fn NULL.  NULL:
 	 * none. */
@@ -103,6 +105,15 @@ struct wb_key_entry {
 };
 size_t wb_keys(const struct wb_key_entry **out);
 const struct wb_binding *wb_binding_find(int key, enum wb_view_id v);
+/* One meaning per key per view: no table holds a key twice, and no view's
+ * own key is one answered everywhere (which would shadow it in the views
+ * after it).  A view's own key may stand for a common one in that view.
+ * True, or aborts naming the clash (check.h); checked as the list is
+ * built. */
+bool wb_keys_are_valid(void);
+/* Is b, a common or everywhere binding, answered in view v (no key of
+ * v's own stands for it there)? */
+bool wb_binding_common_in(const struct wb_binding *b, enum wb_view_id v);
 
 /* ---- jobs for the worker (wb-worker.c) ----------------------------------- */
 
@@ -206,7 +217,8 @@ struct wb {
 	bool run_is_live;          /* `run` is the one this session writes */
 	uint64_t n_states;         /* states the run holds, as far as known */
 	uint64_t data_gen;         /* bumps when stored data may have changed */
-	uint64_t seen_prog, seen_done;
+	uint64_t seen_prog, seen_done; /* seen_done: written under mu, which
+					* the worker reads it under */
 	enum wb_view_id view;
 	enum wb_view_id vstack[16];
 	size_t nvstack;
@@ -314,6 +326,7 @@ int wb_render_run(store *st, const struct wb_render *r, char *msg, size_t len);
 void wb_replay_open(struct wb *wb, int64_t violation); /* view-replay.c */
 void wb_levels_reset(void);                            /* view-levels.c */
 void wb_tree_reset(void);                              /* view-tree.c */
+void wb_help_reset(void);                              /* view-help.c: to its top */
 /* view-state.c: the operation last taken by hand was not enabled (WB_J_APPLY
  * done with rc -2): its row says so from now on. */
 void wb_state_refused(void);
