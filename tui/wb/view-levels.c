@@ -1,6 +1,6 @@
 /*
- * view-levels.c — states by BFS level: the levels with their counts on the
- * left, the states of the selected level on the right (Tab or Right/Left
+ * view-levels.c — states by depth: the depths (levels) with their counts on
+ * the left, the states of the selected level on the right (Tab or Right/Left
  * moves between the two).  A level's states are read page by page as the
  * cursor reaches them, so a level of a million states costs one page.
  */
@@ -93,7 +93,7 @@ static void levels_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		load_more(wb);
 	V.st.n = V.nstates;
 	wb_list_clamp(&V.st, body);
-	wb_row(w, 0, cols, A_BOLD, "%-6s %10s | %8s %8s  %-24s %s", "level", "states", "state", "parent",
+	wb_row(w, 0, cols, A_BOLD, "%-6s %10s | %8s %8s  %-24s %s", "depth", "states", "state", "parent",
 	       "operation", "status");
 	if (V.lv.n == 0) {
 		wb_row(w, 1, cols, A_NORMAL, "  no states yet");
@@ -165,7 +165,7 @@ static const struct wb_binding levels_keys[] = {
 };
 
 const struct wb_view wb_view_levels = {
-	.name = "states by level",
+	.name = "states by depth",
 	.hint = "Tab:levels/states Enter:open 1:list 3:tree",
 	.load = levels_load,
 	.draw = levels_draw,

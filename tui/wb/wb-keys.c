@@ -203,7 +203,7 @@ static const struct wb_binding common_keys[] = {
 	WB_KEY(KEY_ENTER, NULL, NULL, k_activate),
 	WB_KEY(KEY_RIGHT, NULL, NULL, k_activate),
 	WB_KEY('1', "1", "states in discovery order", k_view),
-	WB_KEY('2', "2", "states by BFS level", k_view),
+	WB_KEY('2', "2", "states by depth (their BFS level, or a path's length by hand)", k_view),
 	WB_KEY('3', "3", "the shortest-trace tree", k_view),
 	WB_KEY('s', "s", "the current state whole (operations to step by hand)", k_view),
 	WB_KEY('v', "v", "violations", k_view),

@@ -39,7 +39,7 @@
 #define WB_VIEWS(X)                                                          \
 	X(LIST, list)       /* states by discovery */                        \
 	X(TREE, tree)       /* the shortest-trace tree */                    \
-	X(LEVELS, levels)   /* states by BFS level */                        \
+	X(LEVELS, levels)   /* states by depth */                        \
 	X(STATE, state)     /* one state whole; step by hand from it */      \
 	X(VIOLS, viols)     /* violations */                                 \
 	X(REPLAY, replay)   /* a counterexample, replayed step by step */    \
