@@ -161,7 +161,7 @@ ok "R: ... and says where it came from and that it is partial" \
 	wait_for '^search from state [0-9]+ done: [0-9]+ distinct states \(a partial run: u lists the others\)'
 keys u
 ok "R: the runs view lists the run R left, complete" wait_for '^ +1 model +diehard +complete +16 '
-ok "R: ... and the new one, live" wait_for '^ +2 model +diehard +running .*<- shown'
+ok "R: ... and the new one, live, marked as the run shown" wait_for '^ \* +2 model +diehard +running '
 keys g Enter
 ok "R: the first run browses whole: complete, 16 states" wait_for 'run 1 diehard \| complete \| 16 states'
 quit
@@ -187,7 +187,7 @@ start "'$CMC' tui --db help.db diehard"
 ok "help: the session opens" wait_for 'run 1 live diehard .*1 distinct'
 keys '?'
 ok "help: says which view it is for" wait_for '^keys for the view states by discovery'
-is "help: the keys of every view come first" "$(line '^-- ')" 3
+is "help: the keys of every view come first, after the two lines of the marks' legend" "$(line '^-- ')" 5
 ok "help: n opens the graph here" wait_for '^n +the neighbourhood graph'
 keys G
 ok "help: G scrolls to its end" wait_for '^Enter +browse the selected run'
@@ -196,7 +196,7 @@ keys Escape
 ok "help: Esc back" wait_for '^\[states by discovery'
 keys '?'
 ok "help: reopened, it starts at its top again" wait_for '^-- keys in every view'
-is "help: ... on the first row" "$(line '^-- keys in every view')" 3
+is "help: ... on the first row" "$(line '^-- keys in every view')" 5
 quit
 
 if [ ! -x "$EX/list-emit" ]; then

@@ -31,7 +31,7 @@ struct hrow {
 
 /* The marks and colours every view uses, first on the screen. */
 static const char *const legend[] = {
-	"marks: ! violation, X fault; in colour: violation red, fault magenta, initial state cyan",
+	"marks: ! violation, X fault; colour: violation red, fault magenta, initial cyan",
 	"* the run shown (runs); @N: the current state; the title line: view > run",
 };
 
