@@ -179,7 +179,9 @@ int store_flush_start(store *st)
 	 * filled from two threads. */
 	static const enum store_q used[] = {Q_SBLOCK_INSERT, Q_EBLOCK_INSERT, Q_LEVEL_PUT,
 					    Q_RUN_ACTION, Q_RUN_PROGRESS, Q_COMMIT, Q_BEGIN,
-					    Q_PRED_INSERT, Q_BLOB_INSERT, Q_PAGE_INSERT};
+					    Q_PRED_INSERT, Q_BLOB_INSERT, Q_PAGE_INSERT,
+					    Q_SROW_INSERT, Q_TROW_INSERT, Q_SROW_INSERT_N,
+					    Q_TROW_INSERT_N};
 	for (size_t i = 0; i < sizeof used / sizeof used[0]; i++)
 		if (!store_q(st, used[i]))
 			return -1;

@@ -28,6 +28,7 @@ enum store_q {
 	Q_RESUME_INFO, Q_RESUME_COUNTS,
 	Q_PRED_INSERT, Q_PRED_AT, Q_PRED_ON,
 	Q_EACH_STATE, Q_EACH_EDGES,
+	Q_SROW_INSERT, Q_TROW_INSERT, Q_SROW_INSERT_N, Q_TROW_INSERT_N,
 	Q__COUNT
 };
 
@@ -82,6 +83,18 @@ const uint8_t *store_erec_edge(const uint8_t *p, const uint8_t *end, bool reply,
 /* A block is written when it holds this many bytes: just under what one
  * 64 KiB page holds locally (65501 bytes), so a block is one page. */
 #define STORE_BLOCK_BYTES 65000
+
+/* Rows a multi-row INSERT writes (rows.c). */
+#define STORE_ROWS_BATCH 32
+struct store_srow {
+	uint32_t id, parent, label, depth;
+	int status;
+	bool has_obs;
+	eng_fp fp, raw_fp, canon_fp;
+};
+struct store_trow {
+	uint32_t src, label, dst;
+};
 
 /* A decoded state block kept for the next lookup (read.c). */
 struct store_sblock {
@@ -212,6 +225,13 @@ struct store {
 	eng_fp *replies;           /* on_edges(): the replies' addresses */
 	size_t nreplies;
 
+	/* rows.c: rows not yet inserted, all of run rows_run (the writer
+	 * thread's alone while it runs, like sblk) */
+	int64_t rows_run;
+	struct store_srow srows[STORE_ROWS_BATCH];
+	struct store_trow trows[STORE_ROWS_BATCH];
+	unsigned nsrows, ntrows;
+
 	struct store_sblock sc;    /* reader's block cache */
 
 	/* pred.c: (dst, src) pairs of the edge blocks inserted since the last
@@ -315,6 +335,17 @@ typedef struct store_graph {
 } store_graph;
 int store_graph_load(store *st, int64_t run, bool edges, store_graph *g);
 void store_graph_clear(store_graph *g);
+
+/* rows.c: states and transitions as plain rows (schema version 7).  Rows
+ * gather in the store's pending lists and go in STORE_ROWS_BATCH at a
+ * time; store_rows_flush() writes the rest (before every commit).  All
+ * in the open transaction; false, and the store failed, on an error. */
+bool store_rows_state(store *st, int64_t run, uint32_t id, const struct store_rec *r);
+bool store_rows_edges(store *st, int64_t run, uint32_t src, const struct store_edge_raw *e,
+		      size_t n);
+bool store_rows_flush(store *st);
+/* Rows for every run from its blocks (the upgrade to version 7). */
+int store_rows_backfill(store *st);
 
 /* pred.c: the predecessor index (schema version 3). */
 #define STORE_PRED_SPAN 4096

@@ -6,6 +6,7 @@
  * all is refused before anything is written.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -64,7 +65,9 @@ int store_migrate(store *st, int to)
 			 "`cmc check --db FILE` first)", st->path);
 		return -1;
 	}
-	if (st->o.readonly) {
+	/* A reader upgrades too when it could open the file read-write
+	 * (open.c), so that `cmc runs` on an older file shows it whole. */
+	if (st->o.readonly && sqlite3_db_readonly(st->db, "main") != 0) {
 		snprintf(st->err, sizeof st->err,
 			 "%s: schema version %lld needs upgrading to %d, which needs write access",
 			 st->path, (long long)ver, to);
@@ -82,6 +85,17 @@ int store_migrate(store *st, int to)
 	for (int64_t v = ver; v < to; v++)
 		if (sqlite3_exec(st->db, store_migrations[v], NULL, NULL, &msg) != SQLITE_OK)
 			goto fail_rollback;
+	/* Version 7's rows of the runs stored before, decoded from their
+	 * blocks in the same transaction: a damaged block leaves the file as
+	 * it was, and says which run. */
+	if (ver > 0 && ver < 7 && to >= 7 && store_rows_backfill(st) < 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		char why[sizeof st->err];
+		memcpy(why, st->err, sizeof why);
+		snprintf(st->err, sizeof st->err, "cannot upgrade to schema version 7 (states and "
+			 "transitions as rows): %.400s", why);
+		return -1;
+	}
 	/* PRAGMA takes no parameters; the values are our own constants. */
 	char pragma[96];
 	snprintf(pragma, sizeof pragma, "PRAGMA application_id = %d; PRAGMA user_version = %d",

@@ -109,4 +109,33 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	/* 6: what decides the run's state space, for --resume (space.c).
 	 * Runs written before keep NULL: not checked. */
 	"ALTER TABLE runs ADD COLUMN space TEXT;",
+
+	/* 7: every state and transition as a plain row (rows.c), and the
+	 * views that read them with label texts, hex fingerprints and each
+	 * state's status.  Runs written before get their rows from their
+	 * blocks as the file is upgraded (store_rows_backfill()). */
+	"CREATE TABLE state_rows(run INTEGER NOT NULL, id INTEGER NOT NULL,"
+	" parent INTEGER, label INTEGER, depth INTEGER NOT NULL, status INTEGER NOT NULL,"
+	" fp BLOB NOT NULL, raw_fp BLOB, canon_fp BLOB,"
+	" PRIMARY KEY(run, id)) WITHOUT ROWID;"
+	"CREATE TABLE transition_rows(run INTEGER NOT NULL, source INTEGER NOT NULL,"
+	" label INTEGER NOT NULL, target INTEGER NOT NULL,"
+	" PRIMARY KEY(run, source, label, target)) WITHOUT ROWID;"
+	"CREATE VIEW states AS"
+	" SELECT s.run, s.id, s.depth, s.parent,"
+	"  (SELECT text FROM labels WHERE id = s.label) AS label,"
+	"  lower(hex(s.fp)) AS fp,"
+	"  nullif(lower(hex(s.raw_fp)), '') AS raw_fp,"
+	"  nullif(lower(hex(s.canon_fp)), '') AS canon_fp,"
+	"  CASE WHEN s.status = 1 THEN 'violation' WHEN s.status = 2 THEN 'fault'"
+	"   WHEN EXISTS(SELECT 1 FROM violations v"
+	"         WHERE v.run = s.run AND v.state = s.id) THEN 'violation'"
+	"   WHEN s.id >= (SELECT expanded_below FROM runs WHERE id = s.run)"
+	"    AND NOT EXISTS(SELECT 1 FROM transition_rows t"
+	"         WHERE t.run = s.run AND t.source = s.id) THEN 'frontier'"
+	"   ELSE 'ok' END AS status"
+	" FROM state_rows s;"
+	"CREATE VIEW transitions AS"
+	" SELECT t.run, t.source, t.target, l.text AS label"
+	" FROM transition_rows t JOIN labels l ON l.id = t.label;",
 };

@@ -23,6 +23,12 @@
 	" complete, bounded, resumed_from, expanded_below, stored_states,"              \
 	" stored_transitions FROM runs"
 
+/* A VALUES list of 32 (STORE_ROWS_BATCH) copies of one row's parameters. */
+#define ROWS4(r) r ", " r ", " r ", " r
+#define ROWS32(r) ROWS4(r) ", " ROWS4(r) ", " ROWS4(r) ", " ROWS4(r) ", " \
+	ROWS4(r) ", " ROWS4(r) ", " ROWS4(r) ", " ROWS4(r)
+_Static_assert(STORE_ROWS_BATCH == 32, "ROWS32 writes STORE_ROWS_BATCH rows");
+
 static const char *const sql[Q__COUNT] = {
 	[Q_BEGIN] = "BEGIN",
 	[Q_COMMIT] = "COMMIT",
@@ -100,6 +106,19 @@ static const char *const sql[Q__COUNT] = {
 	[Q_EACH_STATE] = "SELECT first, count, data FROM state_blocks WHERE run = ?1"
 			 " ORDER BY first",
 	[Q_EACH_EDGES] = "SELECT data FROM edge_blocks WHERE run = ?1 ORDER BY seq",
+	[Q_SROW_INSERT] = "INSERT INTO state_rows(run, id, parent, label, depth, status, fp,"
+			  " raw_fp, canon_fp) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	/* a state re-expanded (by hand, then by a search; by a resume) repeats
+	 * transitions its earlier records hold: kept once, as the read API
+	 * merges them */
+	[Q_TROW_INSERT] = "INSERT OR IGNORE INTO transition_rows(run, source, label, target)"
+			  " VALUES(?1, ?2, ?3, ?4)",
+	/* the same, STORE_ROWS_BATCH rows a statement (rows.c): a statement's
+	 * step costs about as much as a row, so this halves the rows' cost */
+	[Q_SROW_INSERT_N] = "INSERT INTO state_rows(run, id, parent, label, depth, status, fp,"
+			    " raw_fp, canon_fp) VALUES" ROWS32("(?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+	[Q_TROW_INSERT_N] = "INSERT OR IGNORE INTO transition_rows(run, source, label, target)"
+			    " VALUES" ROWS32("(?, ?, ?, ?)"),
 };
 
 sqlite3_stmt *store_q(store *st, enum store_q q)

@@ -467,6 +467,7 @@ static void reset_writer(store *st)
 	st->batch_start = eng_now();
 	st->have_last = false;
 	st->handoff.len = 0;
+	st->nsrows = st->ntrows = 0;
 	st->w_src = ENG_NO_STATE;
 	st->sblk.len = st->eblk.len = 0;
 	st->sblk_first = st->sblk_count = 0;
@@ -614,14 +615,16 @@ int store_run_continue(store *st, int64_t run)
 	sqlite3_bind_int64(s, 3, store_self_start());
 	int rc = store_sqlite_step(st, s);
 	store_q_done(s);
+	/* Set before the writer thread starts: it writes the run's rows. */
+	st->run = run;
 	if (rc != SQLITE_DONE || store_exec_q(st, Q_COMMIT) < 0 || store_exec_q(st, Q_BEGIN) < 0 ||
 	    store_flush_start(st) < 0) {
 		store_fail(st, "reopen run");
 		if (!sqlite3_get_autocommit(st->db))
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		st->run = 0;
 		return -1;
 	}
-	st->run = run;
 	return 0;
 }
 
