@@ -135,7 +135,7 @@ static bool finish(store *st)
 	if (st->eblk_count && st->eblk.len + 16 + st->ncur * 36 > STORE_BLOCK_BYTES &&
 	    !put_edges(st))
 		return false;
-	if (!store_rows_edges(st, st->run, st->w_src, st->cur, st->ncur))
+	if (st->rows_on && !store_rows_edges(st, st->run, st->w_src, st->cur, st->ncur))
 		return false;
 	store_erec_put(&st->eblk, st->w_src, st->cur, st->ncur);
 	if (!st->eblk_count || st->w_src < st->eblk_min)
@@ -204,7 +204,8 @@ bool store_handoff_apply(store *st, const uint8_t *p, size_t len)
 			if (st->sblk_count && st->sblk.len + bound > STORE_BLOCK_BYTES &&
 			    !put_states(st))
 				return false;
-			if (!store_rows_state(st, st->run, st->sblk_first + st->sblk_count, &r))
+			if (st->rows_on &&
+			    !store_rows_state(st, st->run, st->sblk_first + st->sblk_count, &r))
 				return false;
 			store_rec_put(&st->sblk, &r);
 			store_count_level(st, r.depth, st->sblk_first + st->sblk_count);

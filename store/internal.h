@@ -225,8 +225,10 @@ struct store {
 	eng_fp *replies;           /* on_edges(): the replies' addresses */
 	size_t nreplies;
 
-	/* rows.c: rows not yet inserted, all of run rows_run (the writer
-	 * thread's alone while it runs, like sblk) */
+	/* rows.c: rows_on: the run being written keeps rows (runs.sql_rows);
+	 * rows not yet inserted, all of run rows_run (the writer thread's
+	 * alone while it runs, like sblk) */
+	bool rows_on;
 	int64_t rows_run;
 	struct store_srow srows[STORE_ROWS_BATCH];
 	struct store_trow trows[STORE_ROWS_BATCH];

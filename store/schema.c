@@ -112,8 +112,10 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 
 	/* 7: every state and transition as a plain row (rows.c), and the
 	 * views that read them with label texts, hex fingerprints and each
-	 * state's status.  Runs written before get their rows from their
-	 * blocks as the file is upgraded (store_rows_backfill()). */
+	 * state's status; runs.sql_rows 0 for a run that writes none
+	 * (store_opts.no_rows).  Runs written before get their rows from
+	 * their blocks as the file is upgraded (store_rows_backfill()). */
+	"ALTER TABLE runs ADD COLUMN sql_rows INTEGER NOT NULL DEFAULT 1;"
 	"CREATE TABLE state_rows(run INTEGER NOT NULL, id INTEGER NOT NULL,"
 	" parent INTEGER, label INTEGER, depth INTEGER NOT NULL, status INTEGER NOT NULL,"
 	" fp BLOB NOT NULL, raw_fp BLOB, canon_fp BLOB,"

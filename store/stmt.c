@@ -35,8 +35,8 @@ static const char *const sql[Q__COUNT] = {
 	[Q_ROLLBACK] = "ROLLBACK",
 	[Q_RUN_INSERT] = "INSERT INTO runs(kind, name, source_path, source_text, options,"
 			 " search_order, version, started, status, writer_pid, writer_start,"
-			 " resumed_from, pred_index) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-			 " 'running', ?9, ?10, ?11, 1)",
+			 " resumed_from, pred_index, sql_rows) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+			 " ?8, 'running', ?9, ?10, ?11, 1, ?12)",
 	[Q_RUN_ACTION] = "INSERT INTO run_actions(run, label, taken) VALUES(?1, ?2, ?3)"
 			 " ON CONFLICT(run, label) DO UPDATE SET taken = excluded.taken",
 	[Q_RUN_PROGRESS] = "UPDATE runs SET expanded_below = ?2, distinct_states = ?3,"
@@ -102,7 +102,7 @@ static const char *const sql[Q__COUNT] = {
 	[Q_RESUME_COUNTS] = "SELECT (SELECT count(*) FROM violations WHERE run = ?1)",
 	[Q_PRED_INSERT] = "INSERT INTO pred_blocks(run, bucket, data) VALUES(?1, ?2, ?3)",
 	[Q_PRED_AT] = "SELECT data FROM pred_blocks WHERE run = ?1 AND bucket = ?2 ORDER BY id",
-	[Q_PRED_ON] = "SELECT pred_index FROM runs WHERE id = ?1",
+	[Q_PRED_ON] = "SELECT pred_index, sql_rows FROM runs WHERE id = ?1",
 	[Q_EACH_STATE] = "SELECT first, count, data FROM state_blocks WHERE run = ?1"
 			 " ORDER BY first",
 	[Q_EACH_EDGES] = "SELECT data FROM edge_blocks WHERE run = ?1 ORDER BY seq",

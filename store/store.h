@@ -45,6 +45,9 @@ typedef struct store_opts {
 	double batch_seconds;      /* or this long; 0: 0.5 */
 	bool same_thread;          /* write from the search thread, no writer
 	                            * thread (see flush.c: for process targets) */
+	bool no_rows;              /* a run begun writes no state_rows and
+	                            * transition_rows (runs.sql_rows 0); a run
+	                            * continued keeps what it began with */
 } store_opts;
 
 /* NULL on failure with "DB: what went wrong" in err (exit 2). */

@@ -456,6 +456,7 @@ static void reset_writer(store *st)
 	st->expanded_below = 0;
 	st->hand = st->cur_hand = st->frozen = false;
 	st->pred_on = false;
+	st->rows_on = false;
 	store_pred_reset(st);
 	st->next_id = 0;
 	memset(st->lfront, 0, sizeof st->lfront);
@@ -513,6 +514,7 @@ int64_t store_run_begin(store *st, const store_run_info *in)
 	sqlite3_bind_int64(s, 10, store_self_start());
 	if (in->resumed_from)
 		sqlite3_bind_int64(s, 11, in->resumed_from);
+	sqlite3_bind_int(s, 12, !st->o.no_rows);
 	int rc = store_sqlite_step(st, s);
 	store_q_done(s);
 	if (rc != SQLITE_DONE) {
@@ -521,6 +523,7 @@ int64_t store_run_begin(store *st, const store_run_info *in)
 	}
 	st->run = sqlite3_last_insert_rowid(st->db);
 	st->pred_on = true; /* Q_RUN_INSERT marks the run's pred_index */
+	st->rows_on = !st->o.no_rows; /* and its sql_rows */
 	if (in->space && store__space_write(st, st->run, in->space) < 0)
 		goto fail;
 	for (unsigned i = 0; i < in->n_actions; i++) {
@@ -590,12 +593,15 @@ static int reload_counters(store *st, int64_t run)
 	sqlite3_bind_int64(s, 1, run);
 	st->expanded_below = sqlite3_step(s) == SQLITE_ROW ? (uint32_t)sqlite3_column_int64(s, 0) : 0;
 	store_q_done(s);
-	/* a run begun before the index existed goes on without one */
+	/* a run begun before the index existed goes on without one, and one
+	 * begun without rows goes on without them */
 	s = store_q(st, Q_PRED_ON);
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, run);
-	st->pred_on = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0);
+	bool row = sqlite3_step(s) == SQLITE_ROW;
+	st->pred_on = row && sqlite3_column_int(s, 0);
+	st->rows_on = row && sqlite3_column_int(s, 1);
 	store_q_done(s);
 	return 0;
 }

@@ -7,12 +7,11 @@
 # Model: bench-counters bounded at BENCH_STATES (default 1,000,000)
 # states, about 4.4 transitions each.  Figures:
 #   wall_s_store, cpu_s_store       cmc check with the store (rows included)
+#   wall_s_norows, cpu_s_norows     the same check with --no-sql-rows
+#                                   (blocks only), and the ratios
 #   wall_s_nostore, cpu_s_nostore   the same check with --no-store
-#   wall_s_base, cpu_s_base         the same check with the store by
-#                                   CMC_BASE, a cmc that writes no rows (set
-#                                   it, e.g. to a build of an older commit;
-#                                   skipped when unset), and the ratios
-#   db_mb, rows_mb, blocks_mb       the file, the rows' tables and the
+#   db_mb, db_mb_norows             the two files
+#   rows_mb, blocks_mb              the rows' tables and the
 #                                   blocks' (state, edge and predecessor
 #                                   blocks), from SQLite's dbstat
 #   rows_bytes_per_state            rows_mb over the states
@@ -30,7 +29,6 @@ set -u
 B=${B:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 CMC=${CMC:-$top/$B/cmc}
-BASE=${CMC_BASE:-}
 N=${BENCH_STATES:-1000000}
 R=${BENCH_REPEAT:-2}
 
@@ -47,7 +45,7 @@ TIME=
 cpu() { if [ -n "$TIME" ]; then awk -F+ '{ print $1 + $2 }' "$tmp/cpu"; else echo 0; fi; }
 
 # run NAME CMC [options]: best wall and cpu of R runs into wall_NAME, cpu_NAME
-w_store=0 c_store=0 w_nostore=0 c_nostore=0 w_base=0 c_base=0
+w_store=0 c_store=0 w_norows=0 c_norows=0 w_nostore=0 c_nostore=0
 run() {
 	name=$1 bin=$2
 	shift 2
@@ -60,8 +58,8 @@ run() {
 i=0
 while [ "$i" -lt "$R" ]; do
 	run store "$CMC" --db "$tmp/store.db"
+	run norows "$CMC" --no-sql-rows --db "$tmp/norows.db"
 	run nostore "$CMC" --no-store
-	[ -n "$BASE" ] && run base "$BASE" --db "$tmp/base.db"
 	i=$((i + 1))
 done
 db=$tmp/store.db
@@ -70,18 +68,16 @@ edges=$(sqlite3 "$db" 'SELECT count(*) FROM transitions')
 echo "model bench-counters --max-states $N ($states states, $edges transitions, best of $R)"
 echo "wall_s_store $w_store"
 echo "cpu_s_store $c_store"
+echo "wall_s_norows $w_norows"
+echo "cpu_s_norows $c_norows"
+awk -v a="$w_store" -v b="$w_norows" 'BEGIN { printf "ratio_wall_rows_over_norows %.2f\n", a / b }'
+awk -v a="$c_store" -v b="$c_norows" 'BEGIN { printf "ratio_cpu_rows_over_norows %.2f\n", a / b }'
 echo "wall_s_nostore $w_nostore"
 echo "cpu_s_nostore $c_nostore"
-if [ -n "$BASE" ]; then
-	echo "wall_s_base $w_base"
-	echo "cpu_s_base $c_base"
-	awk -v a="$w_store" -v b="$w_base" 'BEGIN { printf "ratio_wall_store_over_base %.2f\n", a / b }'
-	awk -v a="$c_store" -v b="$c_base" 'BEGIN { printf "ratio_cpu_store_over_base %.2f\n", a / b }'
-	echo "db_mb_base $(du -k "$tmp/base.db" | awk '{ printf "%.1f", $1 / 1024 }')"
-fi
 
-sqlite3 "$db" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null
-echo "db_mb $(du -k "$db" | awk '{ printf "%.1f", $1 / 1024 }')"
+mb() { sqlite3 "$1" 'PRAGMA wal_checkpoint(TRUNCATE)' >/dev/null; du -k "$1" | awk '{ printf "%.1f", $1 / 1024 }'; }
+echo "db_mb $(mb "$db")"
+echo "db_mb_norows $(mb "$tmp/norows.db")"
 sqlite3 "$db" "SELECT
 	printf('rows_mb %.1f', sum(CASE WHEN name IN ('state_rows', 'transition_rows') THEN pgsize END) / 1048576.0),
 	printf('blocks_mb %.1f', sum(CASE WHEN name IN ('state_blocks', 'edge_blocks', 'pred_blocks') THEN pgsize END) / 1048576.0),
@@ -91,7 +87,8 @@ sqlite3 "$db" "SELECT
 # the rows rebuilt from the blocks, as an upgrade from schema 6 does
 cp "$db" "$tmp/v6.db"
 sqlite3 "$tmp/v6.db" "DROP VIEW states; DROP VIEW transitions; DROP TABLE state_rows;
-	DROP TABLE transition_rows; PRAGMA user_version = 6; VACUUM" >/dev/null
+	DROP TABLE transition_rows; ALTER TABLE runs DROP COLUMN sql_rows; PRAGMA user_version = 6;
+	VACUUM" >/dev/null
 t0=$(now)
 "$CMC" runs --db "$tmp/v6.db" >/dev/null || exit 2
 echo "rows_fill_s $(since "$t0")"

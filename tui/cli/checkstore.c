@@ -108,7 +108,7 @@ static char *join_args(int argc, char **argv)
 }
 
 struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, size_t raw_cap,
-					      const char *resume, const char *space, bool force,
+					      bool no_rows, const char *resume, const char *space, bool force,
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc)
@@ -122,7 +122,9 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 		return NULL;
 	}
 	char err[700];
-	store_opts so = {.raw_cap = raw_cap, .same_thread = strcmp(fe->ops->kind, "process") == 0};
+	store_opts so = {.raw_cap = raw_cap,
+			 .same_thread = strcmp(fe->ops->kind, "process") == 0,
+			 .no_rows = no_rows};
 	store *st = store_open(db ? db : STORE_DEFAULT_PATH, &so, err, sizeof err);
 	if (!st) {
 		fprintf(stderr, "cmc check: %s\n", err);

@@ -48,13 +48,15 @@ void tui_blob_json(struct tui_json *j, store *st, eng_fp hash, size_t max);
  * *rc = TUI_EXIT_USAGE after printing why on an error.
  */
 struct tui_check_store;
-/* raw_cap: store_opts.raw_cap (--raw-cap; 0: the store's default). */
+/* raw_cap: store_opts.raw_cap (--raw-cap; 0: the store's default);
+ * no_rows: store_opts.no_rows (--no-sql-rows). */
 /* space: what decides the state space (runs.space, one key=value a line);
  * resuming, a stored space that differs is refused with exit 2, naming
  * each option and both values, unless force: the run then goes on and
  * tui_check_store_forced() is true (report it bounded). */
 struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, size_t raw_cap,
-					      const char *resume, const char *space, bool force,
+					      bool no_rows, const char *resume, const char *space,
+					      bool force,
 					      eng_search *s, eng_frontend *fe,
 					      const char *target, const eng_opts *o, int argc,
 					      char **argv, int *rc);
