@@ -348,6 +348,9 @@ bool store_rows_edges(store *st, int64_t run, uint32_t src, const struct store_e
 bool store_rows_flush(store *st);
 /* Rows for every run from its blocks (the upgrade to version 7). */
 int store_rows_backfill(store *st);
+/* check.h: true, or abort naming the rule broken (rows.c's invariant for
+ * a run of `stored` states, as committed). */
+bool store_rows_is_valid(store *st, int64_t run, uint32_t stored);
 
 /* pred.c: the predecessor index (schema version 3). */
 #define STORE_PRED_SPAN 4096

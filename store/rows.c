@@ -9,11 +9,14 @@
  * interrupted, resumed).  Runs written before schema 7 get their rows when
  * the file is upgraded (store_rows_backfill(), from the blocks).
  *
- * Invariant, per run and at every commit: the ids of state_rows are
- * exactly 0 .. runs.stored_states - 1, and transition_rows holds each
- * distinct (source, label, target) of the run's edge records once.
+ * Invariant, per run with runs.sql_rows 1 and at every commit: the ids
+ * of state_rows are exactly 0 .. runs.stored_states - 1, each parent an
+ * earlier one, and transition_rows holds each distinct (source, label,
+ * target) of the run's edge records once, both ends among those ids
+ * (store_rows_is_valid() checks the ranges as a run ends, CHECK >= 2).
  */
 #include "internal.h"
+#include "engine/check.h"
 
 /* Bind one pending state row from parameter `first` on (9 of them). */
 static void bind_srow(sqlite3_stmt *s, int first, int64_t run, const struct store_srow *r)
@@ -166,4 +169,38 @@ int store_rows_backfill(store *st)
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : store_fail(st, "list runs");
+}
+
+/* One count from the database (the validator's queries; -1 on error). */
+static int64_t count_of(store *st, const char *sql, int64_t run, int64_t n)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(s, 1, run);
+	sqlite3_bind_int64(s, 2, n);
+	int64_t v = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : -1;
+	sqlite3_finalize(s);
+	return v;
+}
+
+bool store_rows_is_valid(store *st, int64_t run, uint32_t stored)
+{
+	int64_t below = count_of(st, "SELECT count(*) FROM state_rows WHERE run = ?1 AND id < ?2",
+				 run, stored);
+	int64_t all = count_of(st, "SELECT count(*) + 0 * ?2 FROM state_rows WHERE run = ?1", run,
+			       stored);
+	CMC_VALID(below == stored && all == stored,
+		  "rows: run %lld: %lld state rows, %lld of them below %u, for %u states stored",
+		  (long long)run, (long long)all, (long long)below, stored, stored);
+	int64_t bad = count_of(st, "SELECT count(*) + 0 * ?2 FROM state_rows WHERE run = ?1"
+				   " AND (parent >= id OR (parent IS NULL) != (label IS NULL))",
+			       run, stored);
+	CMC_VALID(bad == 0, "rows: run %lld: %lld state rows whose parent is no earlier state",
+		  (long long)run, (long long)bad);
+	bad = count_of(st, "SELECT count(*) FROM transition_rows WHERE run = ?1"
+			   " AND (source >= ?2 OR target >= ?2)", run, stored);
+	CMC_VALID(bad == 0, "rows: run %lld: %lld transition rows with an end beyond the %u states",
+		  (long long)run, (long long)bad, stored);
+	return true;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "engine/check.h"
 #include "engine/labels.h"
 #include "handoff.h"
 #include "engine/util.h"
@@ -695,6 +696,8 @@ int store_run_end(store *st, const char *status, const eng_stats *t)
 	}
 	if (store_exec_q(st, Q_COMMIT) < 0)
 		goto out;
+	CMC_ASSERT_EXPENSIVE(st->failed || !st->rows_on ||
+			     store_rows_is_valid(st, st->run, st->next_id));
 	/* The run's pages go into the database now (see setup() in open.c);
 	 * passive: a reader holding an older snapshot is not waited for. */
 	sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
