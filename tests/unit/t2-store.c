@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "store.h"
 #include "tap.h"
+#include "aborts.h"
 #include "util.h"
 
 extern const struct cmc_model cmc_model_diehard, cmc_model_diehard_solve;
@@ -170,6 +171,29 @@ static bool tree_consistent(store *st, int64_t run, uint64_t n, char *why, size_
 
 /* ---- the parts ------------------------------------------------------------ */
 
+/* One count from the database: a query with the run as ?1. */
+static int64_t rows_count(store *st, const char *sql, int64_t run)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(q, 1, run);
+	int64_t n = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : -1;
+	sqlite3_finalize(q);
+	return n;
+}
+
+/* In a child: the rows of a.db's run 1 broken by `sql` (never committed),
+ * then validated. */
+static const char *rows_break_sql;
+static void rows_broken(void *arg)
+{
+	store *st = open_or_die(path_in("a.db"));
+	sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL);
+	sqlite3_exec(st->db, rows_break_sql, NULL, NULL, NULL);
+	store_rows_is_valid(st, 1, *(uint32_t *)arg);
+}
+
 static void t_diehard(void)
 {
 	store *st = open_or_die(path_in("a.db"));
@@ -212,6 +236,20 @@ static void t_diehard(void)
 	size_t nn;
 	ok(store_never_taken(st, r.run, &never, &nn) == 0 && nn == 0, "every action taken");
 	store_strings_free(never, nn);
+
+	/* the SQL rows: the blocks' states and transitions, and valid */
+	ok(rows_count(st, "SELECT count(*) FROM state_rows WHERE run = ?1", r.run) == 16 &&
+		   rows_count(st, "SELECT count(*) FROM transition_rows WHERE run = ?1", r.run) == 96,
+	   "16 state rows, 96 transition rows");
+	uint32_t n = (uint32_t)r.st.distinct;
+	ok(r.run == 1 && store_rows_is_valid(st, r.run, n), "the rows are valid");
+	rows_break_sql = "DELETE FROM state_rows WHERE id = 5";
+	aborts(rows_broken, &n, "15 state rows", "a state row missing");
+	rows_break_sql = "UPDATE state_rows SET parent = 9 WHERE id = 3";
+	aborts(rows_broken, &n, "parent is no earlier state", "a parent after its child");
+	rows_break_sql = "UPDATE transition_rows SET target = 16 WHERE source = 2";
+	aborts(rows_broken, &n, "end beyond the 16 states", "a transition to no state");
+	ok(store_rows_is_valid(st, r.run, n), "the parent's rows are untouched");
 	store_run_clear(&info);
 	free_run(&r);
 	store_close(st);
@@ -823,6 +861,11 @@ static void t_hand_steps(void)
 	ok(each && total == CN * (ck - 1) * ipow(ck, CN - 1),
 	   "every state has exactly its successors, merged from all its records (%llu)",
 	   (unsigned long long)total);
+	/* the SQL rows merge them the same: one row per merged transition */
+	ok(rows_count(st, "SELECT count(*) FROM transition_rows WHERE run = ?1", run) ==
+		   (int64_t)total,
+	   "a transition row for each merged transition, after steps by hand and a resume");
+	ok(store_rows_is_valid(st, run, (uint32_t)fin.distinct), "the rows are valid");
 
 	/* Predecessors through the index equal the successor lists turned
 	 * around: count the edges into each state, then check each one. */
