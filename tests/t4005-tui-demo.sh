@@ -27,7 +27,7 @@ keys c
 ok "compare: 16 raw states in 8 canonical ones" \
 	wait_for '^16 states: 16 distinct raw, 8 distinct canonical \(merge x2\.00\)'
 ok "compare: a canonical state merges 6 raw ones (the set {1,2,3})" \
-	wait_for '6 state\(s\), 6 raw variant\(s\)'
+	wait_for '6 states, 6 raw variants'
 keys Escape
 ok "Escape: back to the states, the footer's key hints" wait_for '^\[states by discovery @0\] \?:keys'
 keys q

@@ -212,7 +212,7 @@ else
 	i=0
 	while [ "$i" -lt "${r:-0}" ]; do keys j; i=$((i + 1)); done
 	keys Enter
-	ok "hex: the two raw variants of a canonical state" wait_for '[1-9][0-9]* byte\(s\) differ, first at offset 0x'
+	ok "hex: the two raw variants of a canonical state" wait_for '[1-9][0-9]* bytes? differs?, first at offset 0x'
 	off=$(sed -n 's/.*first at offset 0x\([0-9a-f]*\).*/\1/p' "$T/screen")
 	row=$(printf '%08x' $(( (0x${off:-0} / 8) * 8 )))
 	ok "hex: it opens on the first differing row ($row)" wait_for "^$row<"

@@ -102,10 +102,11 @@ views() { # SIZE
 	keys c
 	ok "$s compare: title" wait_for '^raw vs canonical > run 1 '
 	ok "$s compare: the counts" wait_for '16 states: 16 distinct raw, 8 distinct canonical'
+	ok "$s compare: counts in words, never \"(s)\"" sh -c "! grep -Fq '(s)' '$T/screen'"
 	ok "$s compare: the key hints are whole" status_has 'd:diff( |$)'
 	keys j j j j j j j j Enter
 	ok "$s hex: title and the first difference" wait_for '^hex diff > run 1 '
-	ok "$s hex: the byte counts" grep -Eq '8 byte\(s\) differ, first at offset 0x' "$T/screen"
+	ok "$s hex: the byte counts" grep -Eq '8 bytes differ, first at offset 0x' "$T/screen"
 	keys q
 	ok "$s quit" wait_for 'EXITED=0'
 }

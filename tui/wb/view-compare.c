@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/util.h"
+#include "cli/cmd.h"
 #include "wb.h"
 
 #define CMP_MAX_ROWS 100000
@@ -100,8 +101,9 @@ static void compare_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		char fp[16];
 		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
 		if (r->variant == SIZE_MAX) {
-			wb_row(w, (int)y, cols, attr | (int)A_BOLD, "canonical %s  %zu state(s), %zu raw variant(s)",
-			       wb_fp_short(g->canon, fp), g->n_states, g->n_raw);
+			wb_row(w, (int)y, cols, attr | (int)A_BOLD, "canonical %s  %zu state%s, %zu raw variant%s",
+			       wb_fp_short(g->canon, fp), g->n_states, tui_s(g->n_states), g->n_raw,
+			       tui_s(g->n_raw));
 		} else {
 			uint32_t s = g->states[r->variant];
 			bool marked = s == V.mark[0] || s == V.mark[1];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "viz/viz.h"
+#include "cli/cmd.h"
 #include "wb.h"
 
 static struct {
@@ -67,9 +68,10 @@ static void graph_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	}
 	char self[3] = {wb_state_mark(V.self), ' ', 0};
 	wb_row(w, 0, cols, A_BOLD | (V.self != STORE_OK ? wb_state_attr(wb, V.self, false, false) : 0),
-	       "%sneighbourhood of state %u%s: %zu edge(s) in, %zu out  (w: render to SVG)",
+	       "%sneighbourhood of state %u%s: %zu edge%s in, %zu out  (w: render to SVG)",
 	       V.self == STORE_OK ? "" : self, V.id,
-	       V.self == STORE_OK ? "" : V.self == STORE_VIOLATION ? " (VIOLATION)" : " (FAULT)", V.nin, V.nout);
+	       V.self == STORE_OK ? "" : V.self == STORE_VIOLATION ? " (VIOLATION)" : " (FAULT)", V.nin,
+	       tui_s(V.nin), V.nout);
 	size_t body = rows > 1 ? (size_t)rows - 1 : 1;
 	wb_list_clamp(&V.l, body);
 	for (size_t i = V.l.top, y = 1; i < V.l.n && y < (size_t)rows; i++, y++) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cmd.h"
 #include "wb.h"
 
 #define PER_ROW 8
@@ -127,8 +128,9 @@ static void hex_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	char first[40] = "";
 	if (V.first != SIZE_MAX)
 		snprintf(first, sizeof first, ", first at offset 0x%zx", V.first);
-	wb_row(w, 1, cols, A_NORMAL, "A %zu bytes%s, B %zu bytes%s: %zu byte(s) differ%s", V.na,
-	       V.fa > V.na ? " (capped)" : "", V.nb, V.fb > V.nb ? " (capped)" : "", V.ndiff, first);
+	wb_row(w, 1, cols, A_NORMAL, "A %zu bytes%s, B %zu bytes%s: %zu %s%s", V.na,
+	       V.fa > V.na ? " (capped)" : "", V.nb, V.fb > V.nb ? " (capped)" : "", V.ndiff,
+	       V.ndiff == 1 ? "byte differs" : "bytes differ", first);
 	wb_row(w, 2, cols, A_BOLD, "%-8s  %-24s| %-24s", "offset", "A", "B");
 	size_t body = rows > 3 ? (size_t)rows - 3 : 1;
 	if (V.centre) {

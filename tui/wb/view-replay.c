@@ -114,7 +114,7 @@ static void replay_to(struct wb *wb, size_t steps)
 	if (wb_submit(wb, WB_J_REPLAY, 0, NULL, steps)) {
 		V.at = steps;
 		V.l.cur = steps;
-		wb_msg(wb, false, "re-executing %zu step(s) on the live target...", steps);
+		wb_msg(wb, false, "re-executing %zu step%s on the live target...", steps, tui_s(steps));
 	}
 }
 

@@ -124,8 +124,9 @@ static void job_run(struct wb *wb, char *msg, size_t len)
 	if (rc < 0)
 		snprintf(msg, len, "search failed: %s", eng_search_error(wb->search));
 	else if (t->violations > v0)
-		snprintf(msg, len, "search stopped: %llu violation(s) found (v lists them)",
-			 (unsigned long long)(t->violations - v0));
+		snprintf(msg, len, "search stopped: %llu violation%s found (v lists %s)",
+			 (unsigned long long)(t->violations - v0), tui_s(t->violations - v0),
+			 t->violations - v0 == 1 ? "it" : "them");
 	else if (t->stopped)
 		snprintf(msg, len, "search paused at %llu distinct states (r resumes)",
 			 (unsigned long long)t->distinct);
@@ -368,9 +369,9 @@ static void job_simulate(struct wb *wb, char *msg, size_t len)
 	if (rc < 0)
 		snprintf(msg, len, "simulation failed");
 	else if (c.violations)
-		snprintf(msg, len, "simulation: %llu walks, %llu steps, %llu violation(s); first: %.100s",
-			 (unsigned long long)so.walks, (unsigned long long)out.transitions,
-			 (unsigned long long)c.violations, first);
+		snprintf(msg, len, "simulation: %llu walk%s, %llu step%s, %llu violation%s; first: %.100s",
+			 (unsigned long long)so.walks, tui_s(so.walks), (unsigned long long)out.transitions,
+			 tui_s(out.transitions), (unsigned long long)c.violations, tui_s(c.violations), first);
 	else
 		snprintf(msg, len, "simulation: %llu walks, %llu steps, no violation",
 			 (unsigned long long)so.walks, (unsigned long long)out.transitions);
@@ -461,7 +462,7 @@ static void *worker_main(void *arg)
 				snprintf(msg, sizeof msg, "cannot expand state %u: %s", id,
 					 eng_search_error(wb->search) ? eng_search_error(wb->search) : "unknown state");
 			else
-				snprintf(msg, sizeof msg, "expanded state %u: %d successor(s)", id, rc);
+				snprintf(msg, sizeof msg, "expanded state %u: %d successor%s", id, rc, tui_s((uint64_t)rc));
 			break;
 		case WB_J_APPLY: {
 			hand_steps(wb, true);
