@@ -34,3 +34,8 @@ EXTRA_ALL += $(B)/tests-helpers/pidworld
 $(B)/tests-helpers/pidworld: tests/proc/pidworld.c preload/layout/cmc_region.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -Ipreload/layout -o $@ $<
+# A heap of a chosen size, one page changed per command (tests/bench/heapsize.sh, t5370).
+EXTRA_ALL += $(B)/tests-helpers/heapsize
+$(B)/tests-helpers/heapsize: tests/proc/heapsize.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
