@@ -1,8 +1,11 @@
 /*
- * alloc.c — the allocator's invariants on every explored state: hands
- * the target's heap window (read-only bytes cmc already copied out of the
- * target) to the pool validators of preload/layout/pool_check.c, compiled into
- * libcmc, and records per-invariant status in the observation.
+ * alloc.c — the allocator's invariants on an explored state: hands
+ * the target's heap window (read-only bytes cmc copied out of the target)
+ * to the pool validators of preload/layout/pool_check.c, compiled into
+ * libcmc, and records per-invariant status in the observation.  Run when
+ * `property alloc` asks, and otherwise only when the bytes are in hand
+ * anyway (the window within the kept raw copy): a large heap is not read
+ * whole on every state for a check nobody asked for.
  *
  * The window is untrusted target memory; the validators bound every read.
  * A window larger than PROC_ALLOC_MAX is not checked (alloc_checked stays 0
@@ -18,47 +21,49 @@
 #include "alloc.h"
 #include "util.h"
 
-#define PROC_ALLOC_MAX (256ULL << 20)
-
-static uint8_t *read_window(struct proc_target *t, uint64_t addr, uint64_t len)
+/* Into obs->win, reused between observations (no fresh mapping a state). */
+static const uint8_t *read_window(struct proc_target *t, struct proc_obs *obs, uint64_t addr,
+				  uint64_t len)
 {
-	uint8_t *buf = eng_xmalloc(len ? (size_t)len : 1);
+	uint8_t *buf = proc_buf_room(&obs->win, (size_t)len + 1) - obs->win.len;
 	uint64_t got = 0;
 	while (got < len) {
 		ssize_t r = pread(t->mem_fd, buf + got, (size_t)(len - got), (off_t)(addr + got));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			free(buf);
+		if (r <= 0)
 			return NULL;
-		}
 		got += (uint64_t)r;
 	}
 	return buf;
 }
 
-void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, bool raw_has_heap,
-		      struct proc_obs *obs)
+void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, const uint8_t *win,
+		      bool wanted, struct proc_obs *obs)
 {
 	obs->alloc_msg[0] = 0;
 	if (h->alloc_kind != CMC_ALLOC_POOL)
 		return;
 	uint64_t len = h->used - h->data_off;
-	uint8_t *own = NULL;
-	const uint8_t *win = obs->raw.p;
-	if (!raw_has_heap || obs->raw.len < len) {
+	if (!win && !wanted) {
+		snprintf(obs->alloc_msg, sizeof obs->alloc_msg,
+			 "heap window of %llu bytes not checked (past raw-cap, and no property alloc)",
+			 (unsigned long long)len);
+		return;
+	}
+	if (!win) {
 		if (len > PROC_ALLOC_MAX) {
 			snprintf(obs->alloc_msg, sizeof obs->alloc_msg,
 				 "heap window of %llu bytes not checked (over %llu)",
 				 (unsigned long long)len, (unsigned long long)PROC_ALLOC_MAX);
 			return;
 		}
-		own = read_window(t, h->base + h->data_off, len);
-		if (!own) {
+		obs->win.len = 0;
+		win = read_window(t, obs, h->base + h->data_off, len);
+		if (!win) {
 			snprintf(obs->alloc_msg, sizeof obs->alloc_msg, "heap window unreadable");
 			return;
 		}
-		win = own;
 	}
 	struct pool_view v = {.hdr = *h, .win = win, .len = len};
 	struct pool_msg first;
@@ -66,5 +71,4 @@ void proc_alloc_check(struct proc_target *t, const struct cmc_region_hdr *h, boo
 	obs->e.flags |= ENG_OBS_ALLOC;
 	if (obs->e.alloc_failed)
 		snprintf(obs->alloc_msg, sizeof obs->alloc_msg, "%s", first.text);
-	free(own);
 }

@@ -39,6 +39,8 @@ struct proc_buf {
 };
 
 void proc_buf_set(struct proc_buf *b, const void *p, size_t n);
+/* Room for n more bytes at p + len (len unchanged: the caller adds n). */
+uint8_t *proc_buf_room(struct proc_buf *b, size_t n);
 void proc_buf_add(struct proc_buf *b, const void *p, size_t n);
 void proc_buf_free(struct proc_buf *b);
 
@@ -85,6 +87,9 @@ struct proc_exit_live {
 struct proc_obs {
 	eng_obs e;
 	struct proc_buf raw, canon, reply;
+	struct proc_buf win, bounce; /* reused between observations: the whole heap
+				 * window when the allocator check needs it past
+				 * raw-cap, and the reads of changed pages (pages.c) */
 	enum proc_fault fault;
 	char fault_msg[512];
 	char alloc_msg[200];    /* first failing allocator invariant (alloc.c) */
@@ -95,6 +100,10 @@ struct proc_obs {
 	bool no_region;         /* the preload's heap region is not mapped: the
 				 * preload is not running in the target (with
 				 * raw heap, also a protocol fault) */
+	bool pages_readonly;    /* set by the caller after proc_obs_reset: the
+				 * target may be observed by another thread at
+				 * once (a pool snapshot), so its page cache is
+				 * read, not replaced (pages.h) */
 };
 
 void proc_obs_reset(struct proc_obs *o);

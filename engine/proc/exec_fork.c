@@ -149,6 +149,7 @@ static void observe_snap(struct forkx *f, struct snap *o, struct proc_obs *obs)
 {
 	struct proc_target *t = o->t;
 	proc_obs_reset(obs);
+	obs->pages_readonly = t->pages_own; /* a pool snapshot others may observe too */
 	if (t->mem_fd < 0)
 		t->mem_fd = proc_open_pid(t->pid, "mem");
 	if (o->reply)

@@ -25,6 +25,7 @@
 
 #include "fork_int.h"
 #include "limits.h"
+#include "pages.h"
 #include "scratch.h"
 #include "snapmsg.h"
 
@@ -244,6 +245,7 @@ struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct pro
 	t->reply_cap = p->reply_cap;
 	t->preload_on = p->preload_on;
 	t->load_base = p->load_base;
+	t->pages = proc_pages_ref(p->pages); /* what its clean pages hold */
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;

@@ -22,6 +22,7 @@
 
 #include "proc.h"
 #include "exec.h"
+#include "pages.h"
 #include "prop.h"
 #include "scenario.h"
 #include "target.h"
@@ -395,6 +396,14 @@ static void proc_destroy(eng_frontend *fe)
 				st->spawns ? (double)st->replayed / (double)st->spawns : 0.0,
 				st->ops ? st->quiesce_s * 1e6 / (double)st->ops : 0.0,
 				st->spawns ? st->spawn_s * 1e3 / (double)st->spawns : 0.0);
+		if (getenv("CMC_PROC_STATS")) {
+			struct proc_pages_stats ps;
+			proc_pages_stats(&ps);
+			fprintf(stderr, "cmc: process: heap pages: %llu observations incremental, %llu full, "
+				"%llu pages hashed, %llu reused from a snapshot's cache\n",
+				(unsigned long long)ps.incremental, (unsigned long long)ps.full,
+				(unsigned long long)ps.hashed, (unsigned long long)ps.reused);
+		}
 		p->x->ops->destroy(p->x);
 	}
 	if (!p->orig)

@@ -26,13 +26,13 @@
 #include "layout/cmc_region.h"
 #include "alloc.h"
 #include "limits.h"
+#include "pages.h"
 #include "target.h"
 #include "util.h"
 
 /* ---- buffers ---------------------------------------------------------- */
 
-/* Room for n more bytes; where they go (len unchanged). */
-static uint8_t *buf_room(struct proc_buf *b, size_t n)
+uint8_t *proc_buf_room(struct proc_buf *b, size_t n)
 {
 	if (b->size - b->len < n) {
 		size_t want = b->size ? b->size : 256;
@@ -48,7 +48,7 @@ void proc_buf_add(struct proc_buf *b, const void *p, size_t n)
 {
 	if (!n)
 		return;
-	memcpy(buf_room(b, n), p, n);
+	memcpy(proc_buf_room(b, n), p, n);
 	b->len += n;
 }
 
@@ -73,6 +73,7 @@ void proc_obs_reset(struct proc_obs *o)
 	o->quiesce_s = 0;
 	o->wait_ms = 0;
 	o->no_region = false;
+	o->pages_readonly = false;
 	o->exit_live.seen = false;
 }
 
@@ -81,6 +82,8 @@ void proc_obs_free(struct proc_obs *o)
 	proc_buf_free(&o->raw);
 	proc_buf_free(&o->canon);
 	proc_buf_free(&o->reply);
+	proc_buf_free(&o->win);
+	proc_buf_free(&o->bounce);
 }
 
 void proc_obs_seal(struct proc_obs *o)
@@ -165,7 +168,7 @@ static int hash_range(struct proc_target *t, struct rawsum *rs, uint64_t addr, u
 		uint8_t *dst = buf;
 		if (room >= len || room >= 1u << 20) { /* whole reads into the copy */
 			k = len < (1u << 20) ? (size_t)len : 1u << 20;
-			dst = buf_room(&rs->obs->raw, k);
+			dst = proc_buf_room(&rs->obs->raw, k);
 		}
 		ssize_t r = pread(t->mem_fd, dst, k, (off_t)addr);
 		if (r < 0 && errno == EINTR)
@@ -217,6 +220,62 @@ static void fault(struct proc_obs *obs, enum proc_fault f, const char *fmt, ...)
 	obs->fault = f;
 }
 
+static bool wants_alloc(const struct proc_scenario *sc)
+{
+	for (size_t i = 0; i < sc->nprops; i++)
+		if (sc->props[i].kind == PROC_PROP_ALLOC)
+			return true;
+	return false;
+}
+
+/*
+ * The heap window [lo, lo + len) into the raw fingerprint through its page
+ * hashes (pages.h), the first raw-cap bytes of it into the kept copy, and
+ * the allocator check over it.  Only the kept bytes are read whole, and
+ * the whole window only when `property alloc` needs it past them; the
+ * rest, only where pages changed since the snapshot this process came
+ * from.  The validators run when `property alloc` asks, and otherwise
+ * when the window is in the kept copy anyway (the stored status); past
+ * that, obs->alloc_msg says the window was not checked.  -1: unreadable.
+ */
+static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, struct rawsum *rs)
+{
+	struct proc_obs *obs = rs->obs;
+	uint64_t lo = t->sc->heap_base + h->data_off, len = h->used - h->data_off;
+	bool all = wants_alloc(t->sc) && h->alloc_kind == CMC_ALLOC_POOL && len > rs->cap &&
+		   len <= PROC_ALLOC_MAX;
+	uint64_t hdr[2] = {lo, len};
+	XXH3_128bits_update(rs->h, hdr, sizeof hdr);
+	const uint8_t *win = NULL;
+	struct proc_pages *pg;
+	if (all) {
+		obs->win.len = 0;
+		pg = proc_pages_hash(t, lo, lo + len, t->pages, &obs->win, len, &obs->bounce);
+		if (pg) {
+			proc_buf_add(&obs->raw, obs->win.p, (size_t)rs->cap);
+			win = obs->win.p;
+		}
+	} else {
+		uint64_t pre = len < rs->cap ? len : rs->cap;
+		size_t at = obs->raw.len;
+		pg = proc_pages_hash(t, lo, lo + len, t->pages, &obs->raw, pre, &obs->bounce);
+		if (pg && pre == len)
+			win = obs->raw.p + at;
+	}
+	if (!pg)
+		return -1;
+	XXH3_128bits_update(rs->h, pg->hash, pg->n * sizeof *pg->hash);
+	rs->total += len;
+	if (!obs->pages_readonly || !t->pages_own) {
+		proc_pages_unref(t->pages);
+		t->pages = pg;
+		t->pages_own = true;
+	} else
+		proc_pages_unref(pg);
+	proc_alloc_check(t, h, win, wants_alloc(t->sc), obs);
+	return 0;
+}
+
 static void observe_raw(struct proc_target *t, const struct proc_image *img, struct proc_obs *obs)
 {
 	const struct proc_scenario *sc = t->sc;
@@ -224,9 +283,9 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 	XXH3_128bits_reset(&st);
 	struct rawsum rs = {&st, obs, sc->raw_cap, 0};
 	if (t->preload_on) {
-		/* The region header: raw hashing of the heap needs it, and the
-		 * allocator's invariants are checked on every state whatever
-		 * raw covers (property alloc, the stored status). */
+		/* The region header: raw hashing of the heap needs it, and so
+		 * does the allocator check (observe_heap(), or below when raw
+		 * does not cover the heap). */
 		struct cmc_region_hdr h;
 		const char *why = proc_region_hdr(t, &h);
 		obs->no_region = why && !strcmp(why, "not mapped");
@@ -242,15 +301,14 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 			obs->wait_ms = h.wait_ms;
 			if (h.fault != CMC_FAULT_NONE)
 				fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
-			if (sc->raw_heap &&
-			    hash_range(t, &rs, sc->heap_base + h.data_off, h.used - h.data_off) < 0) {
+			if (sc->raw_heap && observe_heap(t, &h, &rs) < 0) {
 				fault(obs, PROC_FAULT_PROTOCOL, "heap window [0x%llx, 0x%llx) unreadable",
 				      (unsigned long long)(sc->heap_base + h.data_off),
 				      (unsigned long long)(sc->heap_base + h.used));
 				return;
 			}
-			/* with raw_heap, the heap window is the first of raw */
-			proc_alloc_check(t, &h, sc->raw_heap, obs);
+			if (!sc->raw_heap)
+				proc_alloc_check(t, &h, NULL, wants_alloc(sc), obs);
 		}
 	}
 	if (img->nranges && !load_base(t, img)) {

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "layout/cmc_region.h"
+#include "pages.h"
 #include "snapmsg.h"
 #include "target.h"
 #include "util.h"
@@ -590,6 +591,10 @@ static void snap_drain(struct proc_target *t)
 	while ((r = proc_snap_recv(t->snap_fd, PROC_SNAP_IDLE, &m, &why, &from)) > 0) {
 		t->snap_readies++;
 		t->snap_ready_pid = from; /* the kernel's word: m.a is the namespace's pid */
+		/* a new image: a new address space, whose pages no cache describes */
+		proc_pages_unref(t->pages);
+		t->pages = NULL;
+		t->pages_own = false;
 		int mem = t->pid > 0 ? proc_open_pid(t->pid, "mem") : -1;
 		if (mem >= 0) {
 			if (t->mem_fd >= 0)

@@ -32,6 +32,7 @@
 
 #include "layout/cmc_region.h"
 #include "limits.h"
+#include "pages.h"
 #include "scratch.h"
 #include "target.h"
 #include "util.h"
@@ -732,6 +733,7 @@ void proc_target_kill(struct proc_target *t)
 	}
 	proc_jail_free(t->jail); /* whatever left the group or outlived it */
 	proc_scratch_unref(t->scratch);
+	proc_pages_unref(t->pages);
 	int *fds[] = {&t->in_fd, &t->out_fd, &t->mem_fd, &t->sys_fd, &t->stat_fd, &t->snap_fd};
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (*fds[i] >= 0) {

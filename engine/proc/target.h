@@ -111,6 +111,12 @@ struct proc_target {
 	struct proc_jail *jail; /* limits.h; NULL: no cgroup of its own (owned) */
 	struct proc_scratch *scratch; /* its working directory's own layer, shared with
 	                           its snapshots (scratch.h); NULL: none */
+	struct proc_pages *pages; /* a reference (pages.h): the heap window's page
+				   hashes when this process was last observed
+				   (pages_own), or, until its first observation,
+				   those of the snapshot it was forked from; NULL:
+				   none (a fresh process, a new image) */
+	bool pages_own;
 };
 
 /*

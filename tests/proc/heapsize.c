@@ -1,7 +1,8 @@
 /*
  * heapsize.c — a stdin target with a heap of a chosen size, for the
  * heap-size benchmark (tests/bench/heapsize.sh) and the incremental
- * fingerprint tests (t5370): `heapsize BYTES` allocates BYTES of heap at
+ * fingerprint tests (t5370): `heapsize BYTES` (K or M after the number:
+ * KiB, MiB) allocates BYTES of heap at
  * start and writes every page of it once, then each command changes one
  * byte of one page:
  *   SET k -> OK      page k of the block (mod its page count) gets a 1
@@ -55,7 +56,9 @@ static void command(const char *line)
 
 int main(int argc, char **argv)
 {
-	size_t bytes = argc > 1 ? strtoul(argv[1], NULL, 0) : 65536;
+	char *end = "";
+	size_t bytes = argc > 1 ? strtoul(argv[1], &end, 0) : 65536;
+	bytes <<= *end == 'K' ? 10 : *end == 'M' ? 20 : 0;
 	pages = bytes / PAGE ? bytes / PAGE : 1;
 	block = malloc(pages * PAGE);
 	if (!block)
