@@ -13,7 +13,10 @@
 #     on a correct run and fails loudly when a cached hash is made stale
 #     (CMC_TEST_PAGES_STALE=1);
 #   - the allocator's validators run when `property alloc` asks, and are
-#     not run past raw-cap when nothing asks.
+#     not run past raw-cap when nothing asks;
+#   - a process run an older cmc stored (schema 6: raw fingerprints over
+#     the heap as one stream) is migrated with runs.raw_scheme 1, and
+#     --resume refuses it, saying why; a run of this cmc resumes.
 . "$CMC_TOP/tests/test-lib.sh"
 
 HS=$CMC_TOP/$B/tests-helpers/heapsize
@@ -48,6 +51,20 @@ for c in "64K 4K 1 3 7 12" "1M 64K 2 100 200 255" "3M 1M 5 300 600 700"; do
 	ok "$name: replay never does" grep -q "heap pages: 0 observations incremental" "$name.r.err"
 done
 
+# A pool of one snapshot: most states are made again by forking an
+# ancestor and replaying the rest of their trace, then forked from
+# themselves (exec_fork.c recreate()); the pages such a state wrote while
+# replaying are shared with its children, and the cache it passes on must
+# say what they hold (proc_pages_settle()).  Checked page by page, with
+# page frame numbers hidden as they are from a cmc that is not root (with
+# them, a changed page is also told by its new frame).
+CMC_TEST_PAGES_NO_PFN=1 CMC_CHECK_PAGES=1 CMC_PROC_STATS=1 "$CMC" check --db pool1.db --json --jobs 1 --exec fork \
+	--set snapshots=1 h3M-c1M.scn >pool1.json 2>pool1.err
+is "pool of one: the run ends cleanly" "$?" 0
+ok "pool of one: states were made again by replay" grep -Eq "ops \([1-9][0-9]* replayed\)" pool1.err
+"$DUMP" pool1.db >pool1.states 2>&1
+ok "pool of one: fork and replay agree state by state" diff h3M-c1M.r.states pool1.states
+
 # The cross-check: quiet on a correct run, loud on a stale cache.
 CMC_CHECK_PAGES=1 "$CMC" check --no-store --jobs 1 --exec fork h3M-c1M.scn >chk.out 2>chk.err
 is "cross-check: a correct run passes" "$?" 0
@@ -71,5 +88,20 @@ sed 's/raw-cap 4K/raw-cap 1M/' h64K-c4K.scn >alloc2.scn
 "$CMC" check --db alloc2.db --jobs 1 --exec fork alloc2.scn >/dev/null 2>&1
 "$CMC" show --db alloc2.db --json 2 >alloc2.json 2>&1
 ok "alloc: checked within raw-cap without asking" grep -q '"alloc_checked"' alloc2.json
+
+# The stored meaning of raw fingerprints (store schema 7, runs.raw_scheme).
+"$CMC" check --db new.db --jobs 1 --exec fork h64K-c4K.scn >/dev/null 2>&1
+sqlite3 new.db "UPDATE runs SET status = 'interrupted'"
+"$CMC" check --db new.db --jobs 1 --exec fork --resume 1 h64K-c4K.scn >new.out 2>new.err
+is "resume: a run of this cmc resumes" "$?" 0
+"$CMC" check --db old.db --jobs 1 --exec fork h64K-c4K.scn >/dev/null 2>&1
+sqlite3 old.db "UPDATE runs SET status = 'interrupted'; ALTER TABLE runs DROP COLUMN raw_scheme;
+	PRAGMA user_version = 6"
+"$CMC" check --db old.db --jobs 1 --exec fork --resume 1 h64K-c4K.scn >old.out 2>old.err
+rc=$?
+ok "resume: an older cmc's process run is refused (exit $rc)" test "$rc" -eq 2
+ok "resume: saying why" grep -q "cannot be resumed: an older cmc stored it, whose raw fingerprints" old.err
+is "resume: the file was migrated, the run marked" "$(sqlite3 old.db 'PRAGMA user_version; SELECT raw_scheme FROM runs')" "7
+1"
 
 done_testing

@@ -55,6 +55,7 @@
 
 #include "check.h"
 #include "fork_int.h"
+#include "pages.h"
 #include "prop.h"
 
 /* The executor's view of the origin's replies: references, no copies
@@ -140,6 +141,7 @@ static struct snap *recreate(struct forkx *f, struct snap *s, const uint16_t *tr
 			return NULL;
 		}
 	}
+	proc_pages_settle(t);
 	fork_snap_trim(t);
 	return r;
 }

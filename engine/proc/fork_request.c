@@ -245,7 +245,10 @@ struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct pro
 	t->reply_cap = p->reply_cap;
 	t->preload_on = p->preload_on;
 	t->load_base = p->load_base;
-	t->pages = proc_pages_ref(p->pages); /* what its clean pages hold */
+	/* what its clean pages hold: only a cache of the origin's own
+	 * observation (pages.h); one it inherited does not describe the
+	 * pages it wrote since, which this child now shares */
+	t->pages = p->pages_own ? proc_pages_ref(p->pages) : NULL;
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;

@@ -276,6 +276,26 @@ static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, s
 	return 0;
 }
 
+void proc_pages_settle(struct proc_target *t)
+{
+	struct cmc_region_hdr h;
+	if (!t->pages || t->pages_own || !t->sc->raw_heap || !t->preload_on || t->mem_fd < 0 ||
+	    proc_region_hdr(t, &h)) {
+		proc_pages_unref(t->pages);
+		t->pages = NULL;
+		t->pages_own = false;
+		return;
+	}
+	uint64_t lo = t->sc->heap_base + h.data_off;
+	struct proc_buf none = {0}, bounce = {0};
+	struct proc_pages *pg = proc_pages_hash(t, lo, t->sc->heap_base + h.used, t->pages, &none, 0,
+						&bounce);
+	proc_buf_free(&bounce);
+	proc_pages_unref(t->pages);
+	t->pages = pg;
+	t->pages_own = pg != NULL;
+}
+
 static void observe_raw(struct proc_target *t, const struct proc_image *img, struct proc_obs *obs)
 {
 	const struct proc_scenario *sc = t->sc;

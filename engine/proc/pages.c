@@ -73,15 +73,28 @@ static bool checking(void)
 	return on;
 }
 
-/* A test hook (t5370): make the first hash taken from a cache wrong, as a
- * stale cache would, so that the cross-check is seen to catch it. */
+static bool env_on(const char *name)
+{
+	const char *e = getenv(name);
+	return e && *e && strcmp(e, "0") != 0;
+}
+
+/* Test hooks (t5370): make the first hash taken from a cache wrong, as a
+ * stale cache would, so that the cross-check is seen to catch it; read
+ * pagemap as a cmc without CAP_SYS_ADMIN does, frame numbers hidden. */
 static bool stale_hook(void)
 {
 	static int on = -1;
-	if (on < 0) {
-		const char *e = getenv("CMC_TEST_PAGES_STALE");
-		on = e && *e && strcmp(e, "0") != 0;
-	}
+	if (on < 0)
+		on = env_on("CMC_TEST_PAGES_STALE");
+	return on;
+}
+
+static bool no_pfn_hook(void)
+{
+	static int on = -1;
+	if (on < 0)
+		on = env_on("CMC_TEST_PAGES_NO_PFN");
 	return on;
 }
 
@@ -210,6 +223,9 @@ static bool read_pagemap(struct proc_target *t, struct proc_pages *p, size_t fir
 			     (page_base(p) / PROC_PAGE + first) * sizeof *p->ent);
 		close(fd);
 	}
+	if (rc == 0 && no_pfn_hook())
+		for (size_t i = first; i < p->n; i++)
+			p->ent[i] &= ~PM_PFN;
 	if (rc < 0) {
 		memset(p->ent + first, 0, (p->n - first) * sizeof *p->ent);
 		if (!atomic_exchange(&said_no_pagemap, true))

@@ -77,6 +77,16 @@ struct proc_pages *proc_pages_hash(struct proc_target *t, uint64_t lo, uint64_t 
 				   const struct proc_pages *ref, struct proc_buf *pre_buf,
 				   uint64_t pre, struct proc_buf *bounce);
 
+/*
+ * t is a snapshot that ran operations since it was forked, unobserved
+ * (fork_request.c: a state made again by replaying from an ancestor), and
+ * is about to be forked from: make its cache its own (pages_own) now,
+ * while the pages it wrote are still its alone, reading only those; or
+ * drop it (observe.c).  A child forked from it then shares those pages
+ * and needs the cache to say what they hold.
+ */
+void proc_pages_settle(struct proc_target *t);
+
 /* Counters for CMC_PROC_STATS, over every thread: observations that used
  * a cache (incremental) or read the window whole (full), pages hashed
  * from fresh bytes and pages whose hash came from a cache. */
