@@ -94,9 +94,18 @@ int store_resume_prepare(store *st, int64_t run, store_resume *r)
 	sqlite3_bind_int64(s, 1, run);
 	rc = sqlite3_step(s);
 	int64_t below = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	bool old_raw = rc == SQLITE_ROW && sqlite3_column_int64(s, 2) != 0;
 	store_q_done(s);
 	if (rc != SQLITE_ROW)
 		return store_fail(st, "read run");
+	if (old_raw) {
+		snprintf(st->err, sizeof st->err, "%s: run %lld cannot be resumed: an older cmc "
+			 "stored it, whose raw fingerprints hash the heap as one stream (this cmc "
+			 "hashes it page by page: runs.raw_scheme), so no state it reaches would "
+			 "match one stored; check the scenario again in a new run", st->path,
+			 (long long)run);
+		return 1;
+	}
 	s = store_q(st, Q_RESUME_COUNTS);
 	if (!s)
 		return -1;

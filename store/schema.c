@@ -140,4 +140,12 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	"CREATE VIEW transitions AS"
 	" SELECT t.run, t.source, t.target, l.text AS label"
 	" FROM transition_rows t JOIN labels l ON l.id = t.label;",
+
+	/* 8: what a process run's raw fingerprints hash.  From this schema
+	 * on, the heap window through its page hashes (engine/proc/pages.h:
+	 * 2); process runs written before hashed it as one stream (1), so
+	 * their fingerprints match no state this cmc computes and --resume
+	 * refuses them (resume.c). */
+	"ALTER TABLE runs ADD COLUMN raw_scheme INTEGER NOT NULL DEFAULT 2;"
+	"UPDATE runs SET raw_scheme = 1 WHERE kind = 'process';",
 };

@@ -98,7 +98,8 @@ static const char *const sql[Q__COUNT] = {
 		     " WHERE s.violation = ?1 ORDER BY s.step",
 	[Q_NEVER_TAKEN] = "SELECT operation FROM operations_never_taken WHERE run = ?1"
 			  " ORDER BY operation",
-	[Q_RESUME_INFO] = "SELECT expanded_below, elapsed_s FROM runs WHERE id = ?1",
+	[Q_RESUME_INFO] = "SELECT expanded_below, elapsed_s, kind = 'process' AND raw_scheme < 2"
+			   " FROM runs WHERE id = ?1",
 	[Q_RESUME_COUNTS] = "SELECT (SELECT count(*) FROM violations WHERE run = ?1)",
 	[Q_PRED_INSERT] = "INSERT INTO pred_blocks(run, bucket, data) VALUES(?1, ?2, ?3)",
 	[Q_PRED_AT] = "SELECT data FROM pred_blocks WHERE run = ?1 AND bucket = ?2 ORDER BY id",

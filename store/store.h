@@ -29,7 +29,7 @@
 
 #include "engine/cmc.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 #define STORE_DEFAULT_PATH "cmc.db"
 
 typedef struct store store;

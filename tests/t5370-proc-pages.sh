@@ -89,19 +89,19 @@ sed 's/raw-cap 4K/raw-cap 1M/' h64K-c4K.scn >alloc2.scn
 "$CMC" show --db alloc2.db --json 2 >alloc2.json 2>&1
 ok "alloc: checked within raw-cap without asking" grep -q '"alloc_checked"' alloc2.json
 
-# The stored meaning of raw fingerprints (store schema 7, runs.raw_scheme).
+# The stored meaning of raw fingerprints (store schema 8, runs.raw_scheme).
 "$CMC" check --db new.db --jobs 1 --exec fork h64K-c4K.scn >/dev/null 2>&1
 sqlite3 new.db "UPDATE runs SET status = 'interrupted'"
 "$CMC" check --db new.db --jobs 1 --exec fork --resume 1 h64K-c4K.scn >new.out 2>new.err
 is "resume: a run of this cmc resumes" "$?" 0
 "$CMC" check --db old.db --jobs 1 --exec fork h64K-c4K.scn >/dev/null 2>&1
 sqlite3 old.db "UPDATE runs SET status = 'interrupted'; ALTER TABLE runs DROP COLUMN raw_scheme;
-	PRAGMA user_version = 6"
+	PRAGMA user_version = 7"
 "$CMC" check --db old.db --jobs 1 --exec fork --resume 1 h64K-c4K.scn >old.out 2>old.err
 rc=$?
 ok "resume: an older cmc's process run is refused (exit $rc)" test "$rc" -eq 2
 ok "resume: saying why" grep -q "cannot be resumed: an older cmc stored it, whose raw fingerprints" old.err
-is "resume: the file was migrated, the run marked" "$(sqlite3 old.db 'PRAGMA user_version; SELECT raw_scheme FROM runs')" "7
+is "resume: the file was migrated, the run marked" "$(sqlite3 old.db 'PRAGMA user_version; SELECT raw_scheme FROM runs')" "8
 1"
 
 done_testing

@@ -3,7 +3,7 @@
 # heap grows while each operation changes one page (issue 21, item 1).
 # The target (tests/proc/heapsize.c) allocates and writes H bytes of heap
 # once at start; each of OPS operations (`once`, default 4) sets one byte
-# in a page of its own.  For H = 64 KiB, 1, 8 and 32 MiB: the fork
+# in a page of its own, the pages spread over the heap.  For H = 64 KiB, 1, 8 and 32 MiB: the fork
 # executor's milliseconds per transition with raw merging, wall and CPU
 # (cmc and its targets), the best of REPS runs (default 3), start-up left
 # out (the mean start-up CMC_PROC_STATS reports); the same figure for the
@@ -34,6 +34,13 @@ perms() {
 	} BEGIN { s = ""; for (i = 1; i <= n; i++) s = s " " i; p("", substr(s, 2)) }'
 }
 
+# the pages the operations change: spread over the heap, so that most
+# lie past the kept raw copy (raw-cap, 1 MiB) when the heap is larger
+keys() { # H -> OPS page numbers
+	awk -v h="$1" -v n="$OPS" 'BEGIN {
+		p = int(h / 4096); for (k = 1; k <= n; k++) printf "%d ", int(p * k / (n + 1)) }'
+}
+
 # cmc: best-of-REPS ms per transition, wall and cpu, start-up excluded
 run_cmc() { # H -> "wall_ms cpu_ms transitions"
 	scn=$T/h$1.scn
@@ -41,11 +48,7 @@ run_cmc() { # H -> "wall_ms cpu_ms transitions"
 		echo "target $HS $1"
 		echo "transport stdin"
 		echo "hash raw"
-		k=1
-		while [ "$k" -le "$OPS" ]; do
-			printf 'op "SET %d" "SET %d\\n" once\n' "$k" "$k"
-			k=$((k + 1))
-		done
+		for k in $(keys "$1"); do printf 'op "SET %d" "SET %d\\n" once\n' "$k" "$k"; done
 	} >"$scn"
 	i=0
 	while [ "$i" -lt "$REPS" ]; do
@@ -67,12 +70,14 @@ run_cmc() { # H -> "wall_ms cpu_ms transitions"
 # the naive loop: its wall seconds, best of REPS
 run_loop() { # H -> s
 	perms "$OPS" >"$T/perms"
+	ks=$(keys "$1")
 	n=$(wc -l <"$T/perms")
 	i=0
 	while [ "$i" -lt "$REPS" ]; do
 		t0=$(date +%s%N)
 		while read -r order; do
-			for k in $order; do printf 'SET %d\n' "$k"; done | "$HS" "$1" >/dev/null
+			for i in $order; do printf 'SET %d\n' "$(echo $ks | cut -d' ' -f"$i")"; done |
+				"$HS" "$1" >/dev/null
 		done <"$T/perms"
 		t1=$(date +%s%N)
 		echo "$t0 $t1" | awk '{ printf "%.4f\n", ($2 - $1) / 1e9 }'
