@@ -92,6 +92,7 @@ static int start_root(struct forkx *f, struct proc_obs *obs)
 		fork_fall_back(f, why);
 		return 1;
 	}
+	t->pages_cache = true; /* its children hash only what they change */
 	proc_observe(t, f->img, PROC_QUIESCENT, o);
 	f->root = fork_snap_new(f, t, NULL, -1);
 	fork_snap_trim(t);

@@ -249,6 +249,7 @@ struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct pro
 	 * observation (pages.h); one it inherited does not describe the
 	 * pages it wrote since, which this child now shares */
 	t->pages = p->pages_own ? proc_pages_ref(p->pages) : NULL;
+	t->pages_cache = true;
 	t->base_known = p->base_known;
 	t->connected = true;
 	t->jail = jail;

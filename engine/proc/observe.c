@@ -250,7 +250,8 @@ static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, s
 	struct proc_pages *pg;
 	if (all) {
 		obs->win.len = 0;
-		pg = proc_pages_hash(t, lo, lo + len, t->pages, &obs->win, len, &obs->bounce);
+		pg = proc_pages_hash(t, lo, lo + len, t->pages, &obs->win, len, &obs->bounce,
+				     t->pages_cache);
 		if (pg) {
 			proc_buf_add(&obs->raw, obs->win.p, (size_t)rs->cap);
 			win = obs->win.p;
@@ -258,7 +259,8 @@ static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, s
 	} else {
 		uint64_t pre = len < rs->cap ? len : rs->cap;
 		size_t at = obs->raw.len;
-		pg = proc_pages_hash(t, lo, lo + len, t->pages, &obs->raw, pre, &obs->bounce);
+		pg = proc_pages_hash(t, lo, lo + len, t->pages, &obs->raw, pre, &obs->bounce,
+				     t->pages_cache);
 		if (pg && pre == len)
 			win = obs->raw.p + at;
 	}
@@ -266,7 +268,9 @@ static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, s
 		return -1;
 	XXH3_128bits_update(rs->h, pg->hash, pg->n * sizeof *pg->hash);
 	rs->total += len;
-	if (!obs->pages_readonly || !t->pages_own) {
+	if (!t->pages_cache) {
+		proc_pages_unref(pg); /* no snapshot is forked from it */
+	} else if (!obs->pages_readonly || !t->pages_own) {
 		proc_pages_unref(t->pages);
 		t->pages = pg;
 		t->pages_own = true;
@@ -289,7 +293,7 @@ void proc_pages_settle(struct proc_target *t)
 	uint64_t lo = t->sc->heap_base + h.data_off;
 	struct proc_buf none = {0}, bounce = {0};
 	struct proc_pages *pg = proc_pages_hash(t, lo, t->sc->heap_base + h.used, t->pages, &none, 0,
-						&bounce);
+						&bounce, true);
 	proc_buf_free(&bounce);
 	proc_pages_unref(t->pages);
 	t->pages = pg;

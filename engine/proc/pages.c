@@ -49,6 +49,9 @@ void proc_pages_unref(struct proc_pages *p)
 {
 	if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL))
 		return;
+	for (size_t i = 0; i < p->nkept; i++)
+		proc_bytes_unref(p->kept[i]);
+	free(p->kept);
 	free(p->hash);
 	free(p->ent);
 	free(p);
@@ -210,24 +213,24 @@ static void cross_check(struct proc_target *t, const struct proc_pages *p, const
 	}
 }
 
-/* The pagemap entries of pages [first, n) of p, into p->ent; false when
- * pagemap cannot be read (said once). */
-static bool read_pagemap(struct proc_target *t, struct proc_pages *p, size_t first)
+/* The pagemap entries of p's pages into p->ent; false when pagemap cannot
+ * be read (said once). */
+static bool read_pagemap(struct proc_target *t, struct proc_pages *p)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/pagemap", (int)t->pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int rc = -1;
 	if (fd >= 0) {
-		rc = read_at(fd, p->ent + first, (p->n - first) * sizeof *p->ent,
-			     (page_base(p) / PROC_PAGE + first) * sizeof *p->ent);
+		rc = read_at(fd, p->ent, p->n * sizeof *p->ent,
+			     page_base(p) / PROC_PAGE * sizeof *p->ent);
 		close(fd);
 	}
 	if (rc == 0 && no_pfn_hook())
-		for (size_t i = first; i < p->n; i++)
+		for (size_t i = 0; i < p->n; i++)
 			p->ent[i] &= ~PM_PFN;
 	if (rc < 0) {
-		memset(p->ent + first, 0, (p->n - first) * sizeof *p->ent);
+		memset(p->ent, 0, p->n * sizeof *p->ent);
 		if (!atomic_exchange(&said_no_pagemap, true))
 			fprintf(stderr, "cmc: %s unreadable (%s): every state reads the whole heap "
 				"window\n", path, fd < 0 ? strerror(errno) : "short read");
@@ -236,50 +239,61 @@ static bool read_pagemap(struct proc_target *t, struct proc_pages *p, size_t fir
 	return true;
 }
 
+/* Pages [i, j) of the prefix, read straight into where they go (dst is
+ * the window's first byte there); with kept, their bytes kept too. */
+static int read_prefix(struct proc_target *t, struct proc_pages *p, size_t i, size_t j,
+		       uint8_t *dst, bool kept)
+{
+	uint64_t a = page_start(p, i), len = page_end(p, j - 1) - a;
+	if (read_at(t->mem_fd, dst + (a - p->lo), (size_t)len, a) < 0)
+		return -1;
+	for (size_t m = i; m < j; m++) {
+		const uint8_t *b = dst + (page_start(p, m) - p->lo);
+		size_t n = (size_t)(page_end(p, m) - page_start(p, m));
+		p->hash[m] = hash_page(b, n);
+		if (kept)
+			p->kept[m] = proc_bytes_new(b, n);
+	}
+	atomic_fetch_add(&n_hashed, j - i);
+	return 0;
+}
+
 struct proc_pages *proc_pages_hash(struct proc_target *t, uint64_t lo, uint64_t hi,
 				   const struct proc_pages *ref, struct proc_buf *pre_buf,
-				   uint64_t pre, struct proc_buf *bounce)
+				   uint64_t pre, struct proc_buf *bounce, bool cache)
 {
 	struct proc_pages *p = eng_xcalloc(1, sizeof *p);
 	p->refs = 1;
 	p->lo = lo;
 	p->hi = hi > lo ? hi : lo;
-	p->n = (size_t)((p->hi - page_base(p) + PROC_PAGE - 1) / PROC_PAGE);
-	if (p->hi == p->lo)
-		p->n = 0;
+	p->n = p->hi == p->lo ? 0 : (size_t)((p->hi - page_base(p) + PROC_PAGE - 1) / PROC_PAGE);
 	p->hash = eng_xmalloc((p->n ? p->n : 1) * sizeof *p->hash);
 	p->ent = eng_xcalloc(p->n ? p->n : 1, sizeof *p->ent);
-	/* the prefix, read whole: its pages are hashed where they landed */
-	size_t at = pre_buf->len, first = 0;
-	if (pre) {
-		uint8_t *dst = proc_buf_room(pre_buf, (size_t)pre);
-		if (read_at(t->mem_fd, dst, (size_t)pre, lo) < 0) {
-			proc_pages_unref(p);
-			return NULL;
-		}
-		pre_buf->len += (size_t)pre;
-		for (; first < p->n && page_end(p, first) <= lo + pre; first++)
-			p->hash[first] = hash_page(pre_buf->p + at + (page_start(p, first) - lo),
-						   (size_t)(page_end(p, first) - page_start(p, first)));
-		atomic_fetch_add(&n_hashed, first);
+	/* pages [0, first) lie wholly in the prefix; page `first` may start in it */
+	size_t first = 0;
+	while (first < p->n && page_end(p, first) <= lo + pre)
+		first++;
+	uint8_t *dst = pre ? proc_buf_room(pre_buf, (size_t)pre) : NULL;
+	if (cache) {
+		p->nkept = first;
+		p->kept = eng_xcalloc(first ? first : 1, sizeof *p->kept);
 	}
-	if (first == p->n) {
-		atomic_fetch_add(&n_full, 1);
-		return p;
-	}
-	/* the rest: only what is not clean against ref */
-	bool have_map = read_pagemap(t, p, first);
-	bool use_ref = have_map && ref && ref->lo == lo && !has_children(t->pid);
-	bool *reused = NULL;
+	bool use_ref = cache && p->n && read_pagemap(t, p) && ref && ref->lo == lo &&
+		       !has_children(t->pid);
 	bool stale = stale_hook(), check = checking();
-	if (use_ref && check)
-		reused = eng_xcalloc(p->n, sizeof *reused);
+	bool *reused = use_ref && check ? eng_xcalloc(p->n, sizeof *reused) : NULL;
 	size_t nreused = 0;
-	for (size_t i = first; i < p->n;) {
-		if (use_ref && clean(p, ref, i, p->ent[i])) {
+#define CLEAN(m) (use_ref && clean(p, ref, (m), p->ent[m]) && \
+		  ((m) >= first || ((m) < ref->nkept && ref->kept[m])))
+	for (size_t i = 0; i < p->n;) {
+		if (CLEAN(i)) {
 			p->hash[i] = ref->hash[i];
 			if (stale && nreused == 0)
 				p->hash[i] ^= 1;
+			if (i < first) {
+				memcpy(dst + (page_start(p, i) - lo), ref->kept[i]->p, ref->kept[i]->len);
+				p->kept[i] = proc_bytes_ref(ref->kept[i]);
+			}
 			if (reused)
 				reused[i] = true;
 			nreused++;
@@ -287,19 +301,28 @@ struct proc_pages *proc_pages_hash(struct proc_target *t, uint64_t lo, uint64_t 
 			continue;
 		}
 		size_t j = i + 1;
-		while (j < p->n && !(use_ref && clean(p, ref, j, p->ent[j])))
+		while (j < p->n && (j < first) == (i < first) && !CLEAN(j))
 			j++;
-		if (hash_run(t, p, i, j, bounce) < 0) {
-			free(reused);
-			proc_pages_unref(p);
-			return NULL;
-		}
+		if ((i < first ? read_prefix(t, p, i, j, dst, cache)
+			       : hash_run(t, p, i, j, bounce)) < 0)
+			goto unreadable;
 		i = j;
 	}
+#undef CLEAN
+	/* the prefix's end within page `first`: read, whatever the page's state */
+	if (first < p->n && page_start(p, first) < lo + pre &&
+	    read_at(t->mem_fd, dst + (page_start(p, first) - lo),
+		    (size_t)(lo + pre - page_start(p, first)), page_start(p, first)) < 0)
+		goto unreadable;
+	pre_buf->len += (size_t)pre;
 	atomic_fetch_add(&n_reused, nreused);
 	atomic_fetch_add(nreused ? &n_incremental : &n_full, 1);
 	if (reused)
 		cross_check(t, p, reused);
 	free(reused);
 	return p;
+unreadable:
+	free(reused);
+	proc_pages_unref(p);
+	return NULL;
 }

@@ -51,7 +51,9 @@
  * from it.  Invariants: refs >= 1 while reachable; n is the number of
  * pages [lo, hi) touches; hash[i] is the hash of page i; ent[i] is page
  * i's pagemap entry when it was hashed, 0 when not read (such a page is
- * never clean against this one).
+ * never clean against this one); nkept <= n, and for i < nkept, kept[i]
+ * holds page i's bytes in the window (hash[i] is theirs), shared by
+ * reference with the caches of the snapshots that did not change it.
  */
 struct proc_pages {
 	unsigned refs;          /* atomic: snapshots live on several threads */
@@ -59,6 +61,8 @@ struct proc_pages {
 	size_t n;
 	uint64_t *hash;
 	uint64_t *ent;
+	size_t nkept;
+	struct proc_bytes **kept;
 };
 
 struct proc_pages *proc_pages_ref(struct proc_pages *p);
@@ -67,15 +71,18 @@ void proc_pages_unref(struct proc_pages *p);
 struct proc_target;
 
 /*
- * Hash the window [lo, hi) of t into a new proc_pages, reading its first
- * `pre` bytes (pre <= hi - lo) whole into pre_buf (appended: the kept raw
- * copy, or the allocator check's window) and, past them, only the pages
- * not clean against ref (NULL: all of them).  Returns NULL when the
+ * Hash the window [lo, hi) of t into a new proc_pages, its first `pre`
+ * bytes (pre <= hi - lo) also appended to pre_buf (the kept raw copy, or
+ * the allocator check's window), reading from the target only the pages
+ * not clean against ref (NULL: all of them): the bytes of a clean page of
+ * the prefix are copied from ref's kept pages.  Without `cache` (a
+ * process no snapshot is forked from: the replay executor's), the window
+ * is read whole and the result keeps no bytes.  Returns NULL when the
  * window is unreadable.
  */
 struct proc_pages *proc_pages_hash(struct proc_target *t, uint64_t lo, uint64_t hi,
 				   const struct proc_pages *ref, struct proc_buf *pre_buf,
-				   uint64_t pre, struct proc_buf *bounce);
+				   uint64_t pre, struct proc_buf *bounce, bool cache);
 
 /*
  * t is a snapshot that ran operations since it was forked, unobserved

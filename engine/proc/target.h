@@ -117,6 +117,8 @@ struct proc_target {
 				   those of the snapshot it was forked from; NULL:
 				   none (a fresh process, a new image) */
 	bool pages_own;
+	bool pages_cache;       /* keep `pages` (with the kept raw copy's bytes) for
+				   snapshots forked from it: the fork executor's */
 };
 
 /*

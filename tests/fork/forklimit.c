@@ -2,7 +2,9 @@
  * forklimit.c — the machine's own floor for one fork-snapshot transition,
  * for tests/bench/process.sh: fork a child that waits on a fresh pipe,
  * send it one byte, wait for its one-byte answer, kill and reap it.  Prints
- * the median microseconds of N rounds.  Usage: forklimit N
+ * the median microseconds of N rounds.  Usage: forklimit N [HEAP]: with
+ * HEAP (bytes, default 1 MiB) of heap written once, of which the child
+ * changes one page (tests/bench/heapsize.sh: the floor as the heap grows).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -20,8 +22,13 @@ int main(int argc, char **argv)
 		n = 1;
 	double *t = malloc((size_t)n * sizeof *t);
 	/* a little heap, like a small target */
-	char *heap = malloc(1 << 20);
-	for (int i = 0; i < (1 << 20); i += 4096)
+	size_t hsize = argc > 2 ? strtoul(argv[2], NULL, 0) : 1 << 20;
+	if (hsize < 4096)
+		hsize = 4096;
+	char *heap = malloc(hsize);
+	if (!heap)
+		return 1;
+	for (size_t i = 0; i < hsize; i += 4096)
 		heap[i] = (char)i;
 	for (int i = 0; i < n; i++) {
 		int in[2], out[2];
@@ -33,6 +40,7 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			return 1;
 		if (pid == 0) {
+			heap[hsize / 2] = c; /* one page changed, as by an operation */
 			if (read(in[0], &c, 1) == 1 && write(out[1], &c, 1) == 1)
 				pause();
 			_exit(0);
