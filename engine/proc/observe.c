@@ -283,7 +283,9 @@ static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, s
 void proc_pages_settle(struct proc_target *t)
 {
 	struct cmc_region_hdr h;
-	if (!t->pages || t->pages_own || !t->sc->raw_heap || !t->preload_on || t->mem_fd < 0 ||
+	if (t->pages_own)
+		return; /* observed since it was forked: its cache is its own */
+	if (!t->pages || !t->sc->raw_heap || !t->preload_on || t->mem_fd < 0 ||
 	    proc_region_hdr(t, &h)) {
 		proc_pages_unref(t->pages);
 		t->pages = NULL;
