@@ -27,7 +27,7 @@ scn() { # H RAWCAP KEYS... -> a scenario on stdout
 	shift 2
 	printf 'target %s %s\ntransport stdin\nhash raw\nraw-cap %s\n' "$HS" "$h" "$cap"
 	for k in "$@"; do printf 'op "SET %s" "SET %s\\n" once\n' "$k" "$k"; done
-	printf 'op "CLR %s" "CLR %s\\n"\ndepth 4\n' "$1" "$1"
+	printf 'op "CLR %s" "CLR %s\\n"\ndepth 3\n' "$1" "$1"
 }
 
 for c in "64K 4K 1 3 7 12" "1M 64K 2 100 200 255" "2M 1M 5 300 400 500"; do
