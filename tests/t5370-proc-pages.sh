@@ -14,7 +14,7 @@
 #     (CMC_TEST_PAGES_STALE=1);
 #   - the allocator's validators run when `property alloc` asks, and are
 #     not run past raw-cap when nothing asks;
-#   - a process run an older cmc stored (schema 6: raw fingerprints over
+#   - a process run an older cmc stored (schema 7: raw fingerprints over
 #     the heap as one stream) is migrated with runs.raw_scheme 1, and
 #     --resume refuses it, saying why; a run of this cmc resumes.
 . "$CMC_TOP/tests/test-lib.sh"
