@@ -39,24 +39,6 @@ move() {
 	while [ "$i" -lt "$2" ]; do keys j; i=$((i + 1)); done
 	while [ "$i" -gt "$2" ]; do keys k; i=$((i - 1)); done
 }
-quit() { keys q; wait_for 'EXITED=0' >/dev/null; }
-# job KEY...: send keys that need the worker once it is idle; a key that
-# comes while it works (the state view has the target print the state,
-# a replay step, a render) is answered "busy".  Only after the screen
-# shows the previous key's effect: a job is submitted before the screen
-# that follows the key is drawn.
-idle() {
-	i=0
-	while [ $i -lt 100 ]; do
-		screen | sed -n 1p | grep -Eq 'SEARCHING|replaying|simulating|rendering|reading|stepping|\| busy' ||
-			return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# the worker stayed busy"
-	return 1
-}
-job() { idle; keys "$@"; }
 
 # ---- R and S on TCommit (34 states, as TLC counts) ---------------------------
 # From "DecideAbort(r1)" nothing can commit: r2 and r3 each end working,

@@ -13,20 +13,6 @@ SHARE=$CMC_TOP/share/examples
 EX=$CMC_TOP/$B/examples
 HELPERS=$CMC_TOP/$B/tests-helpers
 
-quit() { keys q; wait_for 'EXITED=0' >/dev/null; }
-# job KEY...: keys that need the worker, once it is idle (as t4004).
-idle() {
-	i=0
-	while [ $i -lt 100 ]; do
-		screen | sed -n 1p | grep -Eq 'SEARCHING|replaying|simulating|rendering|reading|stepping|\| busy' ||
-			return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "# the worker stayed busy"
-	return 1
-}
-job() { idle; keys "$@"; }
 
 # ---- levels after steps by hand -------------------------------------------------
 # diehard-solve: 0 -FillBigJug-> 1 (depth 2) -BigToSmall-> 2 (depth 3); then
