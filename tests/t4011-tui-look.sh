@@ -45,6 +45,7 @@ views() { # SIZE
 	keys 1
 	ok "$s list: the title says run > view" wait_for '^states by discovery > run 3 .*doublefree\.scn'
 	ok "$s list: the title keeps the counts" grep -Eq '^states by discovery > run 3 .*\| violation \| 10 states' "$T/screen"
+	ok "$s list: ... the depth too: the folder is elided first" grep -Eq '^states by discovery > run 3 .*\| 10 states.*, depth [0-9]+$' "$T/screen"
 	ok "$s list: the violating state is marked !" grep -Eq '^! +9 +4 +4 +FLUSH +VIOLATION' "$T/screen"
 	ok "$s list: the key for violations is in the status line, uncut" status_has ' v:violations( |$)'
 	keys 3

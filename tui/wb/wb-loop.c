@@ -213,8 +213,10 @@ static void draw_header(struct wb *wb)
 			fl[n++] = (struct wb_text_field){f[i], rank[i]};
 	}
 	/* The name gets the room the fields that always stay leave it, less
-	 * the view's name when the file name still fits beside it; never
-	 * less than WB_HDR_NAME_MIN columns. */
+	 * each other field, most important first (the view's name, the
+	 * depth, ...), while the file name still fits beside it: a long
+	 * folder is elided before a count is dropped.  Never less than
+	 * WB_HDR_NAME_MIN columns. */
 	long room = cols;
 	for (size_t i = 0; i < n; i++)
 		if (i != name_at && fl[i].text && fl[i].rank == 0)
@@ -223,8 +225,11 @@ static void draw_header(struct wb *wb)
 	long want = (long)strlen(slash ? slash : name) + 4;
 	if (want > (long)strlen(name))
 		want = (long)strlen(name);
-	if (room - (long)strlen(view) >= want)
-		room -= (long)strlen(view);
+	for (int r = 2; r <= 7; r++)
+		for (size_t i = 0; i < n; i++)
+			if (i != name_at && fl[i].text && fl[i].rank == r &&
+			    room - (long)strlen(fl[i].text) >= want)
+				room -= (long)strlen(fl[i].text);
 	wb_text_elide_path(sname, sizeof sname, name, room < WB_HDR_NAME_MIN ? WB_HDR_NAME_MIN : (size_t)room);
 	fl[name_at].text = sname;
 	char line[512];
