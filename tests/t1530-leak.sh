@@ -22,7 +22,7 @@ for ex in replay fork; do
 		"$(first_violation leak-$ex.json trace)" '"OPEN 1", "OPEN 2", "QUIT"'
 	msg=$(first_violation leak-$ex.json message)
 	case $msg in
-	"INV-23: 1 block(s), 64 byte(s) unreachable (lost)"*) _report 0 "leak ($ex): one 64-byte block lost" ;;
+	"INV-23: 1 block, 64 bytes unreachable (lost)"*) _report 0 "leak ($ex): one 64-byte block lost" ;;
 	*) _report 1 "leak ($ex): one 64-byte block lost"; echo "#   got: $msg" ;;
 	esac
 done
@@ -38,7 +38,7 @@ sed 's/^property leak$/property leak reachable/' "$SCN" >reach.scn
 is "leak reachable: a violation" "$?" 1
 is "leak reachable: the global's block counts at the first exit" "$(first_violation reach.json trace)" '"QUIT"'
 case $(first_violation reach.json message) in
-*"1 block(s), 32 byte(s) still live"*) _report 0 "leak reachable: the 32-byte start-up block" ;;
+*"1 block, 32 bytes still live"*) _report 0 "leak reachable: the 32-byte start-up block" ;;
 *) _report 1 "leak reachable: the 32-byte start-up block"; first_violation reach.json message | sed 's/^/#   /' ;;
 esac
 

@@ -62,22 +62,22 @@ views() { # SIZE
 	ok "$s violations: title" wait_for '^violations > run 3 '
 	ok "$s violations: the row is marked !" grep -Eq '^! +2 alloc +9 +3 ' "$T/screen"
 	ok "$s violations: the message is shown whole" \
-		has_text 'allocator invariant INV-15: 1 double free(s), first at region offset 17200 (mask 0x4000)'
+		has_text 'allocator invariant INV-15: 1 double free, at region offset 17200 (mask 0x4000)'
 	keys Enter
 	ok "$s replay: title" wait_for '^counterexample > run 3 '
 	ok "$s replay: the key hints are whole" status_has 'x:all( |$)'
 	keys x
 	ok "$s replay: the verdict is in" wait_for 'violation reproduced'
 	ok "$s replay: the violation's message whole" \
-		has_text 'violation 2: alloc allocator invariant INV-15: 1 double free(s), first at region offset 17200 (mask 0x4000)'
+		has_text 'violation 2: alloc allocator invariant INV-15: 1 double free, at region offset 17200 (mask 0x4000)'
 	ok "$s replay: the verdict whole" \
-		has_text 'violation reproduced: alloc at step 3 (FLUSH): allocator invariant INV-15: 1 double free(s), first at region offset 17200 (mask 0x4000)'
+		has_text 'violation reproduced: alloc at step 3 (FLUSH): allocator invariant INV-15: 1 double free, at region offset 17200 (mask 0x4000)'
 	ok "$s replay: the violating step is marked !" grep -Eq '^! +3 FLUSH +[0-9a-f]{12} match +\[alloc\]' "$T/screen"
 	keys a
 	ok "$s alloc: title" wait_for '^allocator > run 3 '
 	ok "$s alloc: the failing invariant is marked !" grep -Eq '^! FAIL INV-15 no double free' "$T/screen"
 	ok "$s alloc: its message whole" \
-		has_text 'FAIL INV-15 no double free: 1 double free(s), first at region offset 17200'
+		has_text 'FAIL INV-15 no double free: 1 double free, at region offset 17200'
 	keys n
 	ok "$s graph: title" wait_for '^graph > run 3 '
 	ok "$s graph: the current state's violation is said and marked" \

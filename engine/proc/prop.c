@@ -109,8 +109,8 @@ static const char *leak(const struct proc_prop *p, const struct proc_obs *o, con
 	uint64_t bytes = p->reachable ? x->bytes : x->lost_bytes;
 	if (!n)
 		return NULL;
-	int k = snprintf(msg, msglen, "INV-23: %llu block(s), %llu byte(s) %s when the target exited after %s",
-			 (unsigned long long)n, (unsigned long long)bytes,
+	int k = snprintf(msg, msglen, "INV-23: %llu block%s, %llu byte%s %s when the target exited after %s",
+			 (unsigned long long)n, n == 1 ? "" : "s", (unsigned long long)bytes, bytes == 1 ? "" : "s",
 			 p->reachable ? "still live" : "unreachable (lost)", last ? last : "start-up");
 	for (uint32_t i = 0; i < x->n_listed && k > 0 && (size_t)k < msglen; i++) {
 		if (!p->reachable && !x->list[i].lost)

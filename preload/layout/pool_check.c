@@ -336,7 +336,8 @@ static int inv_double_free(const struct pool_view *v, struct pool_msg *msg)
 	if (!L.m.n_double_free)
 		return 1;
 	msg_u64(msg, L.m.n_double_free);
-	msg_str(msg, " double free(s), first at region offset ");
+	msg_str(msg, L.m.n_double_free == 1 ? " double free, at region offset "
+					      : " double frees, the first at region offset ");
 	msg_u64(msg, L.m.first_misuse);
 	return 0;
 }
@@ -351,11 +352,13 @@ static int inv_foreign_free(const struct pool_view *v, struct pool_msg *msg)
 		return 1;
 	if (L.m.n_bad_free) {
 		msg_u64(msg, L.m.n_bad_free);
-		msg_str(msg, " free(s) of a region pointer naming no block, first at offset ");
+		msg_str(msg, L.m.n_bad_free == 1 ? " free of a region pointer naming no block, at offset "
+						 : " frees of region pointers naming no block, the first at offset ");
 		msg_u64(msg, L.m.first_misuse);
 	} else {
 		msg_u64(msg, v->hdr.n_foreign);
-		msg_str(msg, " free/realloc/usable_size of pointer(s) outside the heap");
+		msg_str(msg, v->hdr.n_foreign == 1 ? " free/realloc/usable_size of a pointer outside the heap"
+						   : " free/realloc/usable_size calls on pointers outside the heap");
 	}
 	return 0;
 }
@@ -521,8 +524,11 @@ static int inv_poison(const struct pool_view *v, struct pool_msg *msg)
 		return -1;
 	if (L.m.n_reuse_written) {
 		msg_u64(msg, L.m.n_reuse_written);
-		msg_str(msg, " freed slot(s) or unit(s) written after free, found as they were handed "
-			     "out again; first at region offset ");
+		msg_str(msg, L.m.n_reuse_written == 1
+				     ? " freed slot or unit written after free, found as it was handed out "
+				       "again; at region offset "
+				     : " freed slots or units written after free, found as they were handed "
+				       "out again; the first at region offset ");
 		msg_u64(msg, L.m.first_reuse_written);
 		return 0;
 	}
