@@ -49,7 +49,7 @@ cmd='build/cmc tui --hash both share/examples/list/list.scn'
 echo "$cmd" >>"$T/ran"
 start "$cmd"
 ok "$cmd: live, says r searches" wait_for '^live search: .* r runs the whole search'
-keys r
+job r
 ok "$cmd: r explores 16 states" wait_for 'search complete: 16 distinct states'
 keys c
 ok "$cmd: c shows 16 raw in 8 canonical" wait_for '^16 states: 16 distinct raw, 8 distinct canonical'

@@ -9,7 +9,7 @@ mkdir -p data work
 here=$(cd "$T" && pwd -P)
 start "cd work && '$CMC' tui --db ../data/d.db diehard"
 ok "open: the live session on diehard" wait_for "run 1 live diehard"
-keys n
+job n
 ok "graph: the neighbourhood of the initial state" wait_for '^neighbourhood of state 0'
 keys w
 ok "w: the status line gives the full path, beside the database" \

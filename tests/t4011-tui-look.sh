@@ -147,7 +147,7 @@ done
 # model name, the frontier and the distinct count still show, whole.
 start_at 80 24 "NO_COLOR=1 '$CMC' tui --db live.db --max-states 20000 bench-counters-small"
 ok "live: the session opens" wait_for 'run 1 live bench-counters-small'
-keys r
+job r
 ok "live: the bounded search ends" wait_for '\| idle \| [0-9]{5,} distinct'
 ok "live: the title keeps the model's name, the distinct count and the frontier, uncut" \
 	sh -c "sed -n 1p '$T/screen' | grep -Eq 'bench-counters-small.* \| [0-9]{5,} distinct.* fr [0-9]+\$'"
