@@ -55,7 +55,7 @@ quit() { keys q; wait_for 'EXITED=0' >/dev/null; }
 idle() {
 	i=0
 	while [ $i -lt 100 ]; do
-		screen | sed -n 1p | grep -Eq 'SEARCHING|replaying|simulating|rendering|reading|stepping|\| busy' ||
+		screen | sed -n 1p | grep -Eq 'SEARCHING|replaying|simulating|rendering|reading|starting|stepping|\| busy' ||
 			return 0
 		sleep 0.1
 		i=$((i + 1))

@@ -189,7 +189,8 @@ static void draw_header(struct wb *wb)
 				   : job == WB_J_REPLAY ? "replaying"
 				   : job == WB_J_SIMULATE ? "simulating"
 				   : job == WB_J_RENDER ? "rendering"
-				   : job == WB_J_FIND || job == WB_J_COMPARE ? "reading" : "stepping";
+				   : job == WB_J_FIND || job == WB_J_COMPARE ? "reading"
+				   : job == WB_J_INIT ? "starting" : "stepping";
 		snprintf(f[0], sizeof f[0], " %s", dfs ? "dfs" : "bfs");
 		snprintf(f[1], sizeof f[1], " | %s", what);
 		snprintf(f[2], sizeof f[2], " | %llu distinct", (unsigned long long)p.distinct);
@@ -325,6 +326,14 @@ static void init_colors(struct wb *wb)
 	wb->color = true;
 }
 
+static bool starting(struct wb *wb)
+{
+	wb_lock(wb);
+	bool s = wb->job == WB_J_INIT;
+	wb_unlock(wb);
+	return s;
+}
+
 int wb_main(struct wb *wb)
 {
 	setlocale(LC_ALL, "");
@@ -357,6 +366,14 @@ int wb_main(struct wb *wb)
 		}
 		if (wb->dirty)
 			draw(wb);
+		/* While the live session's first job starts the target, keys
+		 * wait in the terminal's queue: one that needs the engine would
+		 * be answered "busy" and lost (r pressed on the first screen).
+		 * Signals still end the session (signalfd, above). */
+		if (starting(wb)) {
+			napms(TICK_MS);
+			continue;
+		}
 		int key = wgetch(wb->body);
 		if (key == ERR)
 			continue;
