@@ -167,12 +167,7 @@ if [ -x "$SIG" ] && [ -x "$DUMP" ]; then
 		db=$sig.db
 		"$CMC" check --exec fork --jobs 1 bits.scn --db $db --json >int.json 2>int.err &
 		pid=$!
-		i=0
-		while [ ! -s poked ] && [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
-			sleep 0.01
-			i=$((i + 1))
-		done
-		kill -$sig $pid 2>/dev/null
+		signal_when $pid $sig poked
 		wait $pid
 		"$CMC" runs --json --db $db >r.json
 		if [ "$(json_get r.json status)" = complete ]; then

@@ -43,12 +43,7 @@ interrupt() {
 	rm -f poked
 	"$CMC" check --exec $ex --jobs $j bits.scn --db $db --json >int.json 2>int.err &
 	pid=$!
-	i=0
-	while [ ! -s poked ] && [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	kill -$sig $pid 2>/dev/null
+	signal_when $pid $sig poked
 	wait $pid
 	is "$name: exits $code" "$?" "$code"
 	is "$name: the run is marked interrupted" "$(field $db status)" interrupted
@@ -73,9 +68,7 @@ interrupt replay 2 INT 130
 rm -f poked
 "$CMC" check --exec fork --jobs 1 bits.scn --db o.db --json >int.json 2>int.err &
 pid=$!
-i=0
-while [ ! -s poked ] && [ $i -lt 3000 ] && kill -0 $pid 2>/dev/null; do sleep 0.01; i=$((i + 1)); done
-kill -INT $pid 2>/dev/null
+signal_when $pid INT poked
 wait $pid
 is "options: interrupted" "$(field o.db status)" interrupted
 "$CMC" check --exec fork bits.scn --db o.db --resume 1 --max-depth 3 >/dev/null 2>err.txt

@@ -30,6 +30,16 @@ is() {
 }
 skip() { _n=$((_n + 1)); echo "ok $_n - $1 # SKIP $2"; }
 # json_get FILE KEY — a top-level scalar from cmc's --json output.
+# signal_when PID SIG FILE: wait (30 s at most) until FILE is not empty
+# (a target wrote it: the run is midway) or PID is gone, then send SIG.
+signal_when() {
+	_i=0
+	while [ ! -s "$3" ] && [ $_i -lt 3000 ] && kill -0 "$1" 2>/dev/null; do
+		sleep 0.01
+		_i=$((_i + 1))
+	done
+	kill -"$2" "$1" 2>/dev/null
+}
 json_get() { sed -n "s/.*\"$2\": *\([^,}]*\).*/\1/p" "$1" | head -n 1 | tr -d '"'; }
 
 # explored_or_stop RC JSON WANT ERRFILE WHAT — a check the rest of a test
