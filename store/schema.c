@@ -146,6 +146,6 @@ const char *const store_migrations[STORE_SCHEMA_VERSION] = {
 	 * 2); process runs written before hashed it as one stream (1), so
 	 * their fingerprints match no state this cmc computes and --resume
 	 * refuses them (resume.c). */
-	"ALTER TABLE runs ADD COLUMN raw_scheme INTEGER NOT NULL DEFAULT 2;"
-	"UPDATE runs SET raw_scheme = 1 WHERE kind = 'process';",
+	("ALTER TABLE runs ADD COLUMN raw_scheme INTEGER NOT NULL DEFAULT 2;"
+	 "UPDATE runs SET raw_scheme = 1 WHERE kind = 'process';"),
 };
