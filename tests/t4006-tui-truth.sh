@@ -1,7 +1,8 @@
 #!/bin/sh
 # t4005-tui-truth.sh — what the workbench says is true: the levels view
 # after steps by hand lists each state under its own depth; a once-only
-# operation already taken on the path says so; a counterexample whose
+# operation already taken on the path says so; a stored state the search
+# never expanded says so, not "operations (0)"; a counterexample whose
 # trace the run could not rebuild (a nondeterministic target) says where
 # the target did not repeat itself and never claims a match; help groups
 # the keys for the view it is opened from, explains the labels and opens
@@ -98,6 +99,41 @@ ok "guard: nothing commits before every RM prepared: not enabled" \
 	wait_for '^DecideCommit is not enabled in state 0: the model gives no successor'
 ok "guard: the row says so now" wait_for '^  DecideCommit +\(not enabled here \(tried\)\)'
 quit
+
+# ---- a stored state never expanded: its operations are unknown, not none -----------
+# diehard-solve stops at its violation (state 9 is never expanded), and
+# diehard bounded to depth 2 leaves its depth-2 states unexpanded: the
+# state view says so, as `cmc show` does, not "operations (0)".  A state
+# whose target died has none, and says why.
+"$CMC" check --db ne.db diehard-solve >/dev/null 2>&1
+"$CMC" check --db ne.db --max-depth 2 diehard >/dev/null 2>&1
+v=$("$CMC" trace --db ne.db --run 1 --json | sed -n 's/.*"state": \([0-9]*\), "length".*/\1/p' | head -n 1)
+start "'$CMC' tui --run 1 ne.db"
+ok "unexpanded: the stopped run opens" wait_for 'run 1 diehard-solve \| violation'
+keys / "${v:-0}" Enter
+ok "unexpanded: the violating state ($v)" wait_for "^state ${v:-0}  depth [0-9]+  from [0-9]+ by .*status VIOLATION"
+ok "unexpanded: its operations are not known: the search stopped before it" \
+	wait_for '^operations: not expanded \(the search ended before it reached this state'
+not_ok "unexpanded: ... never 'operations (0)'" grep -q '^operations (0)' "$T/screen"
+keys / 0 Enter
+ok "unexpanded: the initial state lists its stored successors" wait_for '^operations \(6\)  Enter: go to the successor'
+quit
+start "'$CMC' tui --run 2 ne.db"
+ok "unexpanded: the bounded run opens" wait_for 'run 2 diehard \| complete'
+keys / 1 Enter
+ok "unexpanded: a state past the bound" wait_for '^state 1  depth 2  from 0 '
+ok "unexpanded: ... not expanded either" wait_for '^operations: not expanded'
+quit
+if [ -x "$HELPERS/proctarget" ]; then
+	printf '%s\n' "target $HELPERS/proctarget" 'op inc "inc\n"' 'op crash "crash\n"' 'hash raw' 'depth 3' >cr.scn
+	"$CMC" check --db cr.db cr.scn >/dev/null 2>&1
+	start "'$CMC' tui cr.db"
+	ok "ended: the run with a crash opens" wait_for 'run 1 cr\.scn \| violation'
+	keys / 1 Enter
+	ok "ended: the state whose target died" wait_for '^signal the target died on signal 11'
+	ok "ended: no operation follows, and it says why" wait_for '^operations: none \(the target died\)'
+	quit
+fi
 
 # ---- a counterexample the run could not rebuild -----------------------------------
 # proctarget's roll keeps a number from the processor's cycle counter in

@@ -51,6 +51,8 @@ static struct {
 	bool initial;
 	struct op_row *ops;
 	size_t nops;
+	/* Browsing, a state without stored successors: what it means. */
+	const char *none_why; /* NULL: it has some, or operations are listed */
 } V = {.id = ENG_NO_STATE};
 
 static void clear_ops(void)
@@ -195,6 +197,22 @@ static void state_load(struct wb *wb)
 	V.status = s.status;
 	V.initial = s.parent == ENG_NO_STATE;
 	bool have_trace = trc == 0;
+	/* Browsing a stored run, a state without successors either ended
+	 * (the target exited or died: none by design) or was never expanded
+	 * (the search stopped before it: a bound, a violation, a stop), as
+	 * `cmc show` says: its operations are unknown, not none. */
+	V.none_why = NULL;
+	if (ne == 0 && !wb_can_step(wb)) {
+		if (s.obs_flags & ENG_OBS_SIGNALED)
+			V.none_why = "none (the target died)";
+		else if (s.obs_flags & ENG_OBS_EXITED)
+			V.none_why = "none (the target exited)";
+		else if (s.id >= wb->ri.expanded_below)
+			V.none_why = "not expanded (the search ended before it reached this state: "
+				     "a bound, a violation or a stop)";
+		else
+			V.none_why = "none";
+	}
 
 	char fp[33], raw[16], canon[16], lab[80] = "";
 	if (s.label)
@@ -310,6 +328,10 @@ static void state_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 	wb_unlock(wb);
 	if (y >= rows)
 		return;
+	if (V.nops == 0 && V.none_why) {
+		wb_wrap_rows(w, y, rows - y, cols, A_BOLD, "operations: ", V.none_why);
+		return;
+	}
 	wb_row(w, y++, cols, A_BOLD, "operations (%zu)%s", V.nops,
 	       wb_can_step(wb) ? "  Enter: take it now on the live target  e: take all  b: back"
 			       : "  Enter: go to the successor");
