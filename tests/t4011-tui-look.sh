@@ -75,7 +75,7 @@ views() { # SIZE
 	ok "$s replay: the violating step is marked !" grep -Eq '^! +3 FLUSH +[0-9a-f]{12} match +\[alloc\]' "$T/screen"
 	keys a
 	ok "$s alloc: title" wait_for '^allocator > run 3 '
-	ok "$s alloc: the failing invariant is marked !" grep -Eq '^! FAIL INV-15 no double free' "$T/screen"
+	ok "$s alloc: the failing invariant is marked !" wait_for "^! FAIL INV-15 no double free"
 	ok "$s alloc: its message whole" \
 		has_text 'FAIL INV-15 no double free: 1 double free, at region offset 17200'
 	keys n

@@ -29,12 +29,21 @@ start() {
 }
 keys() { tm send-keys -t wb "$@"; }
 screen() { tm capture-pane -p -t wb; }
-# wait_for PATTERN: poll the screen (grep -E) for up to 10 s.
+# wait_for PATTERN: poll the screen (grep -E) for up to 10 s.  The screen
+# it leaves in $T/screen for the checks that follow is a whole frame: a
+# capture can catch the workbench half way through drawing one (the title
+# written, the rows under it not yet), so once PATTERN shows, the screen
+# is read again until two captures agree (at most 1 s: a live search's
+# title never holds still).  Should the settled frame have lost PATTERN
+# (something transient, a "busy" line), the capture that had it is kept.
 wait_for() {
 	i=0
 	while [ $i -lt 100 ]; do
 		screen >"$T/screen" 2>/dev/null
-		grep -Eq -- "$1" "$T/screen" && return 0
+		if grep -Eq -- "$1" "$T/screen"; then
+			settle_screen "$1"
+			return 0
+		fi
 		# the workbench has gone: nothing more will appear
 		grep -q '^EXITED=' "$T/screen" && break
 		sleep 0.1
@@ -43,6 +52,19 @@ wait_for() {
 	echo "# waited for: $1"
 	sed 's/^/# | /' "$T/screen"
 	return 1
+}
+
+settle_screen() {
+	cp "$T/screen" "$T/screen.hit"
+	j=0
+	while [ $j -lt 20 ]; do
+		sleep 0.05
+		screen >"$T/screen.next" 2>/dev/null
+		cmp -s "$T/screen" "$T/screen.next" && break
+		mv "$T/screen.next" "$T/screen"
+		j=$((j + 1))
+	done
+	grep -Eq -- "$1" "$T/screen" || cp "$T/screen.hit" "$T/screen"
 }
 
 # quit: q, and the workbench exits 0.
