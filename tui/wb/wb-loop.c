@@ -239,6 +239,8 @@ static void draw_header(struct wb *wb)
 	wnoutrefresh(w);
 }
 
+enum { WB_MSG_ROWS = 4 }; /* a status message wraps over at most this many rows */
+
 static void draw_status(struct wb *wb)
 {
 	WINDOW *w = wb->stl;
@@ -247,7 +249,20 @@ static void draw_status(struct wb *wb)
 	if (wb->prompting) {
 		wb_row(w, 0, cols, A_NORMAL, "%s%s_", wb->ptitle, wb->pbuf);
 	} else if (wb->msg[0]) {
-		wb_row(w, 0, cols, wb_attr(wb, wb->msg_err ? WB_C_ERR : WB_C_STATUS), "%s", wb->msg);
+		/* A message wider than the line (a long path, a verdict) is
+		 * wrapped, its first rows drawn over the bottom of the body:
+		 * shown whole until the next key clears it. */
+		int attr = wb_attr(wb, wb->msg_err ? WB_C_ERR : WB_C_STATUS);
+		struct wb_text_line l[WB_MSG_ROWS];
+		int brows = getmaxy(wb->body);
+		size_t most = brows + 1 < WB_MSG_ROWS ? (size_t)brows + 1 : WB_MSG_ROWS;
+		size_t n = wb_text_wrap(wb->msg, (size_t)cols, l, most);
+		for (size_t i = 0; i + 1 < n; i++)
+			wb_row(wb->body, brows - (int)(n - 1) + (int)i, cols, attr, "%.*s", (int)l[i].len,
+			       wb->msg + l[i].start);
+		if (n > 1)
+			wnoutrefresh(wb->body);
+		wb_row(w, 0, cols, attr, "%.*s", (int)l[n - 1].len, wb->msg + l[n - 1].start);
 	} else {
 		/* The view's hints, most important first, dropped whole from
 		 * the end when the line is short; ? lists every key. */
