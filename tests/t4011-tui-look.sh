@@ -4,6 +4,7 @@
 # matters is cut (names, counts, messages, key hints), a violation stands
 # out with a text mark (!) when there is no colour (NO_COLOR=1,
 # TERM=vt100) and in colour otherwise, also when it is the selected row,
+# and so does a fault (X, magenta),
 # and the title line says where you are (view > run).
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
@@ -178,6 +179,32 @@ SCN
 	keys q
 else
 	skip "diverged replay" "$B/examples/hostile/hostile is not built"
+fi
+
+# A fault (the target died: the state is a fault, its violation a crash):
+# marked X without colour, magenta in colour, in the list and as the
+# selected row.
+if [ -x "$CMC_TOP/$B/tests-helpers/proctarget" ]; then
+	printf '%s\n' "target $CMC_TOP/$B/tests-helpers/proctarget" 'op inc "inc\n"' 'op crash "crash\n"' \
+		'hash raw' 'depth 3' >"$T/cr.scn"
+	(cd "$T" && "$CMC" check --db cr.db cr.scn) >/dev/null 2>&1
+	start_at 80 24 "NO_COLOR=1 '$CMC' tui cr.db"
+	ok "fault: the crashed state is marked X" wait_for '^X +1 +2 +0 +crash +FAULT'
+	ok "fault: the initial state is not marked" grep -Eq '^ +0 +1 +- +\(initial\)' "$T/screen"
+	keys q
+	start_at 80 24 "'$CMC' tui cr.db"
+	ok "fault: colour: open" wait_for '^X +1 '
+	ok "fault: colour: the fault's row is magenta" \
+		sh -c "tmux -L '$SOCK' capture-pane -e -p -t wb | grep -a 'crash.*FAULT' | grep -Eq '\[([0-9;]*;)?35(;[0-9;]*)?m'"
+	keys G
+	sleep 0.3
+	wait_for '^X +1 ' >/dev/null
+	row=$(esc_row 'crash.*FAULT')
+	ok "fault: colour: selected, it stays magenta under reverse video" \
+		sh -c "printf '%s' '$row' | grep -Eq '\[([0-9;]*;)?7(;[0-9;]*)?m' && printf '%s' '$row' | grep -Eq '\[([0-9;]*;)?35(;[0-9;]*)?m'"
+	keys q
+else
+	skip "fault marks" "$B/tests-helpers/proctarget is not built"
 fi
 
 done_testing
