@@ -25,6 +25,9 @@ ok "merge raw: the heaps counted, and why there are fewer than states" \
 	grep -q "^10 distinct states, 11 generated, depth 4; 4 distinct heaps (raw fingerprints): states with one heap differ by the once operations" df.out
 "$CMC" check --no-store --hash both "$SHARE/list/list.scn" >both.out 2>/dev/null
 ok "merge both: still raw against canonical" grep -q "; spanning 16 raw and 8 canonical fingerprints" both.out
+# 16 states: 16 * 15 / 2 / 2^128, as for a model (t0007), never 0
+ok "merge both: the collision probability of 16 states, not 0" \
+	grep -q "^probability that two states share a fingerprint: 3.53e-37$" both.out
 
 # ---- a crash shows the target's last words, escaped ---------------------------
 printf 'target %s\nop inc "inc\\n"\nop assert "assert\\n"\nhash raw\ndepth 3\n' "$PT" >as.scn
