@@ -26,6 +26,11 @@ uint64_t eng_queue_len(const eng_queue *q);
 void eng_queue_clear(eng_queue *q);
 /* check.h: true, or abort naming the rule broken (queue.c's invariant). */
 bool eng_queue_is_valid(const eng_queue *q);
+/* Spill filled blocks to a file once more than BLOCKS are in memory
+ * (queue.c says how; default 4 blocks of 1 MiB), and how many blocks were
+ * ever spilled: for the unit tests and the memory benchmark. */
+void eng_queue_spill_at(eng_queue *q, unsigned blocks);
+uint64_t eng_queue_spill_writes(const eng_queue *q);
 /* For the unit tests only: break the count (how 0) or an entry's trailing
  * length (1) of a queue holding an entry. */
 void eng_queue_break_for_test(eng_queue *q, int how);

@@ -13,6 +13,7 @@ extern const struct cmc_model cmc_model_peterson;
 extern const struct cmc_model cmc_model_alloc, cmc_model_alloc_small, cmc_model_alloc_bug;
 extern const struct cmc_model cmc_model_philosophers;
 extern const struct cmc_model cmc_model_bench_counters, cmc_model_bench_counters_small;
+extern const struct cmc_model cmc_model_bench_counters_1m, cmc_model_bench_wide;
 
 const struct cmc_model *const cmc_builtin_models[] = {
 	&cmc_model_diehard,
@@ -24,6 +25,8 @@ const struct cmc_model *const cmc_builtin_models[] = {
 	&cmc_model_philosophers,
 	&cmc_model_bench_counters,
 	&cmc_model_bench_counters_small,
+	&cmc_model_bench_counters_1m,
+	&cmc_model_bench_wide,
 	&cmc_model_alloc,
 	&cmc_model_alloc_small,
 	&cmc_model_alloc_bug,

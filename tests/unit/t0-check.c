@@ -18,6 +18,7 @@
 #include "fpset.h"
 #include "internal.h" /* store/: the fpmap */
 #include "queue.h"
+#include "util.h"
 #include "search_int.h"
 #include "tap.h"
 #include "aborts.h"
@@ -183,6 +184,72 @@ static void check_queue(void)
 	aborts(break_queue, &how, "queue entries", "queue broken (an entry's trailing length)");
 }
 
+/* The queue spilling its middle blocks to a file (queue.c): mixed pushes
+ * and pops against a reference deque, every entry's id, length and bytes
+ * checked in the order each discipline owes. */
+static uint64_t spill_run(bool lifo, unsigned *mismatch)
+{
+	eng_queue *q = eng_queue_new(lifo);
+	eng_queue_spill_at(q, 1);
+	size_t cap = 1u << 20, lo = 0, hi = 0; /* reference: ids in [lo, hi) of ref */
+	uint32_t *ref = eng_xmalloc(cap * sizeof *ref);
+	uint32_t next = 0, rng = 12345;
+	unsigned char buf[600];
+	eng_qentry e;
+	for (int step = 0; step < 400000; step++) {
+		rng = rng * 1103515245u + 12345u;
+		/* pushes outnumber pops for the first half, then pops do */
+		bool push = step < 200000 ? (rng >> 16) % 4 != 0 : (rng >> 16) % 4 == 0;
+		if (push && hi < cap) {
+			size_t len = (next * 7u) % 600;
+			memset(buf, (int)(next & 0xff), len);
+			eng_queue_push(q, next, next / 3, buf, len);
+			ref[hi++] = next++;
+		} else if (hi > lo) {
+			uint32_t want = lifo ? ref[--hi] : ref[lo++];
+			if (!eng_queue_pop(q, &e) || e.id != want || e.len != (want * 7u) % 600 ||
+			    (e.len && ((const unsigned char *)e.state)[e.len - 1] != (unsigned char)(want & 0xff)))
+				(*mismatch)++;
+		}
+		if (step % 50000 == 0 && !eng_queue_is_valid(q))
+			(*mismatch)++;
+	}
+	while (hi > lo) {
+		uint32_t want = lifo ? ref[--hi] : ref[lo++];
+		if (!eng_queue_pop(q, &e) || e.id != want)
+			(*mismatch)++;
+	}
+	if (eng_queue_pop(q, &e) || !eng_queue_is_valid(q))
+		(*mismatch)++;
+	uint64_t w = eng_queue_spill_writes(q);
+	eng_queue_free(q);
+	free(ref);
+	return w;
+}
+
+static void check_queue_spill(void)
+{
+	for (int lifo = 0; lifo < 2; lifo++) {
+		unsigned bad = 0;
+		uint64_t w = spill_run(lifo, &bad);
+		ok(bad == 0 && w >= 10, "queue (%s) spilling: every entry back in order (%llu blocks spilled)",
+		   lifo ? "LIFO" : "FIFO", (unsigned long long)w);
+	}
+	/* no file can be made: the blocks stay in memory, nothing is lost */
+	const char *old = getenv("TMPDIR");
+	char *keep = old ? eng_xstrdup(old) : NULL;
+	setenv("TMPDIR", "/nonexistent/cmc-spill", 1);
+	unsigned bad = 0;
+	uint64_t w = spill_run(false, &bad);
+	ok(bad == 0 && w == 0, "queue spilling: no spill file, every entry kept in memory (%llu spilled)",
+	   (unsigned long long)w);
+	if (keep)
+		setenv("TMPDIR", keep, 1);
+	else
+		unsetenv("TMPDIR");
+	free(keep);
+}
+
 /* ---- the store's fingerprint map ----------------------------------------- */
 
 static void check_fpmap(void)
@@ -233,6 +300,7 @@ int main(void)
 	check_assert();
 	check_fpset();
 	check_queue();
+	check_queue_spill();
 	check_fpmap();
 	check_search();
 	return tap_done();
