@@ -1,7 +1,9 @@
 /*
  * elf.c — what raw hashing covers besides the heap: the target
  * executable's writable PT_LOAD segments (`raw segments`) and named global
- * symbols (`raw symbol NAME`), read from its ELF64 file.
+ * symbols (`raw symbol NAME`), read from its ELF64 file; and the same
+ * segments as the heap-graph walk's roots (heapgraph.h), read whenever the
+ * file is an ELF64 executable, quietly left out when it is not.
  *
  * The executable is untrusted input too: every offset, size and index is
  * checked against the file before use; anything out of bounds is an error
@@ -36,6 +38,12 @@ static void add_range(struct proc_image *img, uint64_t addr, uint64_t len, const
 {
 	img->ranges = eng_xrealloc(img->ranges, (img->nranges + 1) * sizeof *img->ranges);
 	img->ranges[img->nranges++] = (struct proc_range){addr, len, what};
+}
+
+static void add_root(struct proc_image *img, uint64_t addr, uint64_t len)
+{
+	img->roots = eng_xrealloc(img->roots, (img->nroots + 1) * sizeof *img->roots);
+	img->roots[img->nroots++] = (struct proc_range){addr, len, "writable segment"};
 }
 
 /* Find `name` in one symbol table section; 1 found, 0 not, -1 malformed. */
@@ -104,6 +112,8 @@ static int parse(const struct elf *e, const struct proc_scenario *sc, struct pro
 		first = false;
 		if (sc->raw_segments && (ph.p_flags & PF_W) && ph.p_memsz)
 			add_range(img, ph.p_vaddr, ph.p_memsz, "writable segment");
+		if ((ph.p_flags & PF_W) && ph.p_memsz)
+			add_root(img, ph.p_vaddr, ph.p_memsz);
 	}
 	if (!sc->nsymbols)
 		return 0;
@@ -147,10 +157,16 @@ static int parse(const struct elf *e, const struct proc_scenario *sc, struct pro
 int proc_elf_load(const struct proc_scenario *sc, struct proc_image *img, char *err, size_t errlen)
 {
 	memset(img, 0, sizeof *img);
-	if (!sc->raw_segments && !sc->nsymbols)
-		return 0;
+	/* Without raw segments or symbols the file is read for the roots
+	 * alone, and anything wrong with it only leaves them out. */
+	bool needed = sc->raw_segments || sc->nsymbols;
 	int fd = open(sc->exe, O_RDONLY | O_CLOEXEC);
 	struct stat st;
+	if (!needed && (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0)) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 	if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0) {
 		snprintf(err, errlen, "%s: cannot read the executable: %s", sc->exe, strerror(errno));
 		if (fd >= 0)
@@ -160,14 +176,21 @@ int proc_elf_load(const struct proc_scenario *sc, struct proc_image *img, char *
 	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
+		if (!needed)
+			return 0;
 		snprintf(err, errlen, "%s: cannot map the executable: %s", sc->exe, strerror(errno));
 		return -1;
 	}
 	struct elf e = {p, (size_t)st.st_size};
 	int r = parse(&e, sc, img, err, errlen);
 	munmap(p, (size_t)st.st_size);
-	if (r < 0)
+	if (r < 0) {
 		proc_image_free(img);
+		if (!needed) {
+			err[0] = 0;
+			return 0;
+		}
+	}
 	return r;
 }
 
@@ -176,4 +199,7 @@ void proc_image_free(struct proc_image *img)
 	free(img->ranges);
 	img->ranges = NULL;
 	img->nranges = 0;
+	free(img->roots);
+	img->roots = NULL;
+	img->nroots = 0;
 }

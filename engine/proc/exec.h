@@ -100,6 +100,8 @@ struct proc_obs {
 	bool no_region;         /* the preload's heap region is not mapped: the
 				 * preload is not running in the target (with
 				 * raw heap, also a protocol fault) */
+	char hg_msg[160];       /* why this state has no heap-graph form (heapgraph.c) */
+	struct proc_hg *hg;     /* the heap-graph walk's scratch (owned; NULL: none yet) */
 	bool pages_readonly;    /* set by the caller after proc_obs_reset: the
 				 * target may be observed by another thread at
 				 * once (a pool snapshot), so its page cache is

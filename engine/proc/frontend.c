@@ -22,6 +22,7 @@
 
 #include "proc.h"
 #include "exec.h"
+#include "heapgraph.h"
 #include "pages.h"
 #include "prop.h"
 #include "scenario.h"
@@ -44,6 +45,8 @@ struct proc_fe {
 	bool any_once;
 	bool any_timeout;       /* a timeout operation: a timed wait is state */
 	bool warned_over;       /* RAW_OVER reported once on stderr */
+	bool warned_hg;         /* a state without a heap-graph form, said once */
+	struct proc_hg_stats hg0; /* the walks' totals when this run started */
 	/* On the original only (clones write with atomics): the initial
 	 * state's raw fingerprint, and whether an operation's successor was
 	 * observed quiescent, and with another raw fingerprint.  A raw
@@ -124,7 +127,8 @@ static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op
 {
 	eng_fp fp;
 	switch (p->ident) {
-	case PROC_ID_CANON: fp = o->e.canon; break;
+	case PROC_ID_CANON:
+	case PROC_ID_GRAPH: fp = o->e.canon; break;
 	case PROC_ID_BOTH: fp = eng_fp_combine(o->e.raw, o->e.canon); break;
 	default: fp = o->e.raw; break;
 	}
@@ -168,6 +172,11 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 		fprintf(stderr, "cmc: %s: the raw window exceeds raw-cap (%llu bytes): fingerprints "
 			"cover all of it, observations keep only the first raw-cap bytes\n",
 			p->sc->path, (unsigned long long)p->sc->raw_cap);
+	}
+	if (o->hg_msg[0] && p->ident == PROC_ID_GRAPH && !p->warned_hg) {
+		p->warned_hg = true;
+		fprintf(stderr, "cmc: %s: %s: such states are identified by their raw fingerprint\n",
+			p->sc->path, o->hg_msg);
 	}
 	struct proc_fe *r = p->orig ? p->orig : p;
 	if (!eng_fp_zero(o->e.raw) && !ended(o)) {
@@ -249,9 +258,16 @@ static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 			p->ident = PROC_ID_RAW;
 			fprintf(stderr, "cmc: %s: no canonical records: falling back to raw\n", p->sc->path);
 		}
+		if (want == PROC_ID_GRAPH) {
+			/* cmc computes the form itself: no record needed. */
+			p->fell_back = false;
+			p->ident = PROC_ID_GRAPH;
+			proc_hg_totals(&p->hg0);
+		}
 		/* The fallback is said once, on stderr above, not again here. */
 		snprintf(p->info, sizeof p->info, "merge %s",
-			 p->ident == PROC_ID_CANON ? "canonical" : p->ident == PROC_ID_BOTH ? "raw+canonical" : "raw");
+			 p->ident == PROC_ID_CANON ? "canonical" : p->ident == PROC_ID_BOTH ? "raw+canonical" :
+			 p->ident == PROC_ID_GRAPH ? "heap-graph" : "raw");
 	}
 	fill_mask(p, NULL, 0);
 	emit(p, NULL, 0, -1, &p->obs, fn, ctx);
@@ -408,6 +424,23 @@ static void proc_destroy(eng_frontend *fe)
 	}
 	if (!p->orig)
 		proc_pids_close(); /* whatever the targets left behind */
+	if (!p->orig && p->started && p->ident == PROC_ID_GRAPH) {
+		/* The false-positive story, in numbers: a word is taken as a
+		 * pointer when it names a live block; an integer that happens to
+		 * do so only adds edges (states told apart, never merged). */
+		struct proc_hg_stats s;
+		proc_hg_totals(&s);
+		uint64_t w = s.walks - p->hg0.walks, over = s.over - p->hg0.over;
+		uint64_t good = w - over;
+		fprintf(stderr, "cmc: heap-graph: %llu walk%s (%llu without a form), %llu of %llu words "
+			"taken as pointers, %.1f of %.1f live blocks reached per walk, %.1f us per walk\n",
+			(unsigned long long)w, w == 1 ? "" : "s", (unsigned long long)over,
+			(unsigned long long)(s.pointers - p->hg0.pointers),
+			(unsigned long long)(s.words - p->hg0.words),
+			good ? (double)(s.reached - p->hg0.reached) / (double)good : 0.0,
+			good ? (double)(s.live - p->hg0.live) / (double)good : 0.0,
+			w ? (double)(s.ns - p->hg0.ns) / 1e3 / (double)w : 0.0);
+	}
 	if (!p->orig && p->raw_applied && !p->raw_moved &&
 	    (p->ident == PROC_ID_RAW || p->ident == PROC_ID_BOTH))
 		fprintf(stderr, "cmc: %s: every state had the raw fingerprint of the initial one: the "
@@ -470,6 +503,7 @@ static eng_frontend *proc_clone(eng_frontend *fe)
 	p->started = o->started;
 	p->fell_back = o->fell_back;
 	p->warned_over = true;
+	p->warned_hg = true;
 	memcpy(p->preload, o->preload, sizeof p->preload);
 	memcpy(p->info, o->info, sizeof p->info);
 	p->mask = eng_xcalloc((p->sc->nops + 7) / 8, 1);

@@ -25,6 +25,7 @@
 
 #include "layout/cmc_region.h"
 #include "alloc.h"
+#include "heapgraph.h"
 #include "limits.h"
 #include "pages.h"
 #include "target.h"
@@ -74,6 +75,7 @@ void proc_obs_reset(struct proc_obs *o)
 	o->wait_ms = 0;
 	o->no_region = false;
 	o->pages_readonly = false;
+	o->hg_msg[0] = 0;
 	o->exit_live.seen = false;
 }
 
@@ -84,6 +86,8 @@ void proc_obs_free(struct proc_obs *o)
 	proc_buf_free(&o->reply);
 	proc_buf_free(&o->win);
 	proc_buf_free(&o->bounce);
+	proc_hg_free(o->hg);
+	o->hg = NULL;
 }
 
 void proc_obs_seal(struct proc_obs *o)
@@ -238,7 +242,8 @@ static bool wants_alloc(const struct proc_scenario *sc)
  * when the window is in the kept copy anyway (the stored status); past
  * that, obs->alloc_msg says the window was not checked.  -1: unreadable.
  */
-static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, struct rawsum *rs)
+static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, struct rawsum *rs,
+			const uint8_t **winp)
 {
 	struct proc_obs *obs = rs->obs;
 	uint64_t lo = t->sc->heap_base + h->data_off, len = h->used - h->data_off;
@@ -277,7 +282,25 @@ static int observe_heap(struct proc_target *t, const struct cmc_region_hdr *h, s
 	} else
 		proc_pages_unref(pg);
 	proc_alloc_check(t, h, win, wants_alloc(t->sc), obs);
+	*winp = win;
 	return 0;
+}
+
+/* `hash heap-graph`: the state's canonical fingerprint is the heap graph's
+ * (heapgraph.h), walked over the window the raw hash left in hand (win,
+ * or NULL); where no form can be made, the raw fingerprint stands in
+ * (computed by the caller after this: obs->hg_msg is set and e.canon
+ * stays zero). */
+static void observe_graph(struct proc_target *t, const struct proc_image *img,
+			  const struct cmc_region_hdr *h, const uint8_t *win, struct proc_obs *obs)
+{
+	if (img->nroots && !load_base(t, img)) {
+		snprintf(obs->hg_msg, sizeof obs->hg_msg, "heap-graph: cannot find the executable's "
+			 "load base in /proc/%d/maps", (int)t->pid);
+		return;
+	}
+	if (proc_hg_observe(t, img, h, win, obs) < 0)
+		obs->e.canon = (eng_fp){0, 0};
 }
 
 void proc_pages_settle(struct proc_target *t)
@@ -327,7 +350,8 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 			obs->wait_ms = h.wait_ms;
 			if (h.fault != CMC_FAULT_NONE)
 				fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
-			if (sc->raw_heap && observe_heap(t, &h, &rs) < 0) {
+			const uint8_t *win = NULL;
+			if (sc->raw_heap && observe_heap(t, &h, &rs, &win) < 0) {
 				fault(obs, PROC_FAULT_PROTOCOL, "heap window [0x%llx, 0x%llx) unreadable",
 				      (unsigned long long)(sc->heap_base + h.data_off),
 				      (unsigned long long)(sc->heap_base + h.used));
@@ -335,7 +359,11 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 			}
 			if (!sc->raw_heap)
 				proc_alloc_check(t, &h, NULL, wants_alloc(sc), obs);
+			if (sc->ident == PROC_ID_GRAPH)
+				observe_graph(t, img, &h, win, obs);
 		}
+	} else if (sc->ident == PROC_ID_GRAPH) {
+		snprintf(obs->hg_msg, sizeof obs->hg_msg, "heap-graph: no preload, no heap to walk");
 	}
 	if (img->nranges && !load_base(t, img)) {
 		fault(obs, PROC_FAULT_PROTOCOL, "%s: cannot find the executable's load base in "
@@ -355,6 +383,12 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 	obs->e.raw = (eng_fp){d.high64, d.low64};
 	if (eng_fp_zero(obs->e.raw))
 		obs->e.raw.lo = 1; /* zero means "absent" */
+	if (sc->ident == PROC_ID_GRAPH && eng_fp_zero(obs->e.canon)) {
+		/* No heap-graph form: the raw identity, marked so it never
+		 * equals a form (sound: nothing merges that raw would not). */
+		static const char tag[] = "cmc heap-graph: raw";
+		obs->e.canon = eng_fp_combine(obs->e.raw, eng_fp_of(tag, sizeof tag));
+	}
 	if (rs.total > rs.cap)
 		obs->e.flags |= ENG_OBS_RAW_OVER;
 }
@@ -465,7 +499,11 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 	if (t->canon.complete) {
 		obs->e.flags |= ENG_OBS_CANON;
 		proc_buf_set(&obs->canon, t->canon.last.p, t->canon.last.len);
-		obs->e.canon = eng_fp_of(obs->canon.p ? obs->canon.p : (const uint8_t *)"", obs->canon.len);
+		/* Under heap-graph the record is kept (plugins read it) but the
+		 * canonical fingerprint is the walk's (observe_graph). */
+		if (t->sc->ident != PROC_ID_GRAPH)
+			obs->e.canon = eng_fp_of(obs->canon.p ? obs->canon.p : (const uint8_t *)"",
+						 obs->canon.len);
 	}
 	if (t->snap_fault[0])
 		fault(obs, PROC_FAULT_PROTOCOL, "the target sent %s on the snapshot socket (fd %d, "

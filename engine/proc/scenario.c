@@ -321,9 +321,10 @@ static int set_ident(struct parse *p, const char *key, const char *v)
 	if (!strcmp(v, "raw")) sc->ident = PROC_ID_RAW;
 	else if (!strcmp(v, "canonical") || !strcmp(v, "canon")) sc->ident = PROC_ID_CANON;
 	else if (!strcmp(v, "both")) sc->ident = PROC_ID_BOTH;
+	else if (!strcmp(v, "heap-graph")) sc->ident = PROC_ID_GRAPH;
 	else if (!strcmp(v, "auto") && !strcmp(key, "merge")) sc->ident = PROC_ID_AUTO;
 	else
-		return perr(p, "expected '%s raw|canonical|both%s', got '%s'", key,
+		return perr(p, "expected '%s raw|canonical|both|heap-graph%s', got '%s'", key,
 			    strcmp(key, "merge") ? "" : "|auto", v);
 	sc->ident_set = sc->ident != PROC_ID_AUTO;
 	return 0;

@@ -21,6 +21,7 @@ enum proc_ident {
 	PROC_ID_RAW,
 	PROC_ID_CANON,
 	PROC_ID_BOTH,   /* the pair (raw, canonical): the finer identity */
+	PROC_ID_GRAPH,  /* the heap graph cmc walks itself (heapgraph.h), as the canonical one */
 };
 
 /* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof;

@@ -42,6 +42,11 @@ struct proc_image {
 	uint64_t first_vaddr;   /* lowest PT_LOAD p_vaddr, page aligned down */
 	struct proc_range *ranges;
 	size_t nranges;
+	/* The heap-graph walk's roots (heapgraph.h): every writable PT_LOAD
+	 * segment, whatever `raw` covers; none when the executable is not a
+	 * readable ELF64 file. */
+	struct proc_range *roots;
+	size_t nroots;
 };
 
 int proc_elf_load(const struct proc_scenario *sc, struct proc_image *img, char *err, size_t errlen);

@@ -39,3 +39,9 @@ EXTRA_ALL += $(B)/tests-helpers/heapsize
 $(B)/tests-helpers/heapsize: tests/proc/heapsize.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A target whose heap is hard to walk: cycles, dangling and fake pointers,
+# corrupt pool metadata (t5380, hash heap-graph).
+EXTRA_ALL += $(B)/tests-helpers/hgtarget
+$(B)/tests-helpers/hgtarget: tests/proc/hgtarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<

@@ -1,0 +1,149 @@
+#!/bin/sh
+# t5380-heap-graph.sh — `hash heap-graph` (engine/proc/heapgraph.c,
+# share/scenario.md "Heap-graph hashing"): a canonical form cmc computes
+# from the heap itself, so targets built without the emit hook still merge
+# the insert orders of one structure.
+#
+# Expected counts, derived here rather than copied from output:
+#   list (sorted singly linked list, no hook), keys 1..N each once: the
+#     heap graph of a sorted list is its set, so one state per subset:
+#     2^N (raw: every ordered selection, 16 for N = 3; t5000).
+#   hashtab (fixed buckets, sorted chains): the shape is a function of the
+#     set, so heap-graph counts what the canonical hook counts: one state
+#     per (operations applied, set), from tests/proc/bstmodel.awk mode=set.
+#   bst (unbalanced tree): the shape depends on the insert order (INS 1,
+#     INS 2, INS 3 is a chain; INS 2, INS 1, INS 3 is balanced), so
+#     heap-graph counts (operations applied, tree shape and keys), from the
+#     model's mode=shape: more states than the hook's (operations applied,
+#     set), fewer than raw (where the nodes sit).
+# Every count is the same under --exec replay and --exec fork, and twice.
+. "$CMC_TOP/tests/test-lib.sh"
+
+EX=$CMC_TOP/$B/examples
+SCN=$CMC_TOP/share/examples
+MODEL=$CMC_TOP/tests/proc/bstmodel.awk
+
+# scenario FILE BINARY N: the list server, keys 1..N each once
+scenario() {
+	{
+		echo "target $EX/$2 {port}"
+		echo "transport tcp"
+		echo "timeout 3000"
+		k=1
+		while [ "$k" -le "$3" ]; do
+			printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"
+			k=$((k + 1))
+		done
+		echo "property reply * OK"
+	} >"$1"
+}
+distinct() { json_get "$1" distinct; }
+check() { # OUT EXEC ARGS...: cmc check --json into OUT.json, stderr OUT.err
+	out=$1 ex=$2
+	shift 2
+	"$CMC" check --no-store --json --jobs 1 --exec "$ex" "$@" >"$out.json" 2>"$out.err"
+}
+model() { # MODE A B C D: states the model tells apart
+	awk -v mode="$1" -v a="$2" -v b="$3" -v c="$4" -v d="$5" -f "$MODEL" | sort -u | wc -l | tr -d ' '
+}
+
+# -- the list, built without the hook --------------------------------------
+scenario l3.scn list 3
+check nohook fork --hash canonical l3.scn
+ok "build/examples/list has no hook: canonical falls back to raw" grep -q "no canonical records" nohook.err
+check l3raw fork --hash raw l3.scn
+is "list (no hook), keys 1..3, raw: 16" "$(distinct l3raw.json)" 16
+check l3hg fork --hash heap-graph l3.scn
+is "list (no hook), keys 1..3, heap-graph: 8, the seed's canonical count" "$(distinct l3hg.json)" 8
+ok "the summary says how states were merged" grep -q '"note": "merge heap-graph"' l3hg.json
+ok "the run reports words taken as pointers and blocks reached" \
+	grep -Eq "heap-graph: [0-9]+ walks \(0 without a form\), [1-9][0-9]* of [0-9]+ words taken as pointers" l3hg.err
+for n in 1 2 4 5 6; do
+	scenario "l$n.scn" list "$n"
+	check "l$n" fork --hash heap-graph "l$n.scn"
+	is "list (no hook), keys 1..$n, heap-graph: 2^$n" "$(distinct "l$n.json")" $((1 << n))
+done
+check l3hgr replay --hash heap-graph l3.scn
+json_untimed l3hg.json >a.cmp
+json_untimed l3hgr.json >b.cmp
+ok "list keys 1..3: the same --json under replay and fork" diff a.cmp b.cmp
+check l5again fork --hash heap-graph l5.scn
+json_untimed l5.json >a.cmp
+json_untimed l5again.json >b.cmp
+ok "list keys 1..5: the same --json twice" diff a.cmp b.cmp
+# The scenario keyword is the option's twin.
+{ cat l3.scn; echo "hash heap-graph"; } >l3kw.scn
+check l3kw fork l3kw.scn
+is "'hash heap-graph' in the scenario: 8" "$(distinct l3kw.json)" 8
+{ cat l3.scn; echo "hash heap"; } >bad.scn
+"$CMC" check --no-store bad.scn >bad.out 2>&1
+is "'hash heap' is refused (exit 2)" "$?" 2
+ok "... naming heap-graph among the choices" grep -q "raw|canonical|both|heap-graph" bad.out
+
+# The planted lost-key bug is still found: merging by heap graph folds INS 2,
+# INS 1 (whose lost node is garbage) into INS 1, but properties are judged
+# on every transition.  keys-present reads the hook's record, which under
+# heap-graph still reaches plugins without identifying states.
+for ex in replay fork; do
+	check "bug-$ex" "$ex" --hash heap-graph "$SCN/list/list-bug.scn"
+	is "list-bug, heap-graph, $ex: a violation (exit 1)" "$?" 1
+	ok "list-bug, heap-graph, $ex: keys-present, trace INS 2, INS 1" \
+		grep -q '"trace": \["INS 2", "INS 1"\]' "bug-$ex.json"
+done
+
+# -- the hash table: order-independent by construction ---------------------
+want=$(model set 1 2 5 1)
+is "model: hashtab.scn's (ops applied, set) pairs" "$want" 20
+for ex in replay fork; do
+	check "ht-$ex" "$ex" "$SCN/hashtab/hashtab.scn"
+	is "hashtab (no hook), heap-graph, $ex: one state per (ops applied, set)" "$(distinct "ht-$ex.json")" "$want"
+done
+sed "s|\${CMC_BIN}/examples/hashtab |$EX/hashtab-emit |" "$SCN/hashtab/hashtab.scn" >ht-emit.scn
+check ht-emit fork --hash canonical ht-emit.scn
+is "hashtab with the hook, canonical: the same count" "$(distinct ht-emit.json)" "$want"
+check ht-raw fork --hash raw "$SCN/hashtab/hashtab.scn"
+ok "hashtab raw tells more apart ($(distinct ht-raw.json))" test "$(distinct ht-raw.json)" -gt "$want"
+
+# -- the binary search tree: the shape depends on the order ----------------
+shapes=$(model shape 1 2 3 2) sets=$(model set 1 2 3 2)
+is "model: bst.scn's (ops applied, tree) pairs" "$shapes" 35
+is "model: bst.scn's (ops applied, set) pairs" "$sets" 20
+for ex in replay fork; do
+	check "bst-$ex" "$ex" "$SCN/bst/bst.scn"
+	is "bst (no hook), heap-graph, $ex: one state per (ops applied, tree)" "$(distinct "bst-$ex.json")" "$shapes"
+done
+json_untimed bst-replay.json >a.cmp
+json_untimed bst-fork.json >b.cmp
+ok "bst: the same --json under replay and fork" diff a.cmp b.cmp
+check bst-again fork "$SCN/bst/bst.scn"
+is "bst: the same count twice" "$(distinct bst-again.json)" "$shapes"
+sed "s|\${CMC_BIN}/examples/bst |$EX/bst-emit |" "$SCN/bst/bst.scn" >bst-emit.scn
+check bst-emit fork --hash canonical bst-emit.scn
+is "bst with the hook, canonical: one state per (ops applied, set)" "$(distinct bst-emit.json)" "$sets"
+
+# -- a heap that is hard to walk -------------------------------------------
+PT=$CMC_TOP/$B/tests-helpers/hgtarget
+{
+	echo "target $PT"
+	printf '%s\n' 'op cycle "cycle\n" once' 'op self "self\n" once'
+	echo "property reply * OK"
+} >cyc.scn
+check cyc fork --hash heap-graph cyc.scn
+is "a two-node cycle and a self-loop: one state per subset, 4" "$(distinct cyc.json)" 4
+{
+	cat cyc.scn
+	printf '%s\n' 'op dangle "dangle\n" once' 'op int "int\n" once' \
+		'op scribble "scribble\n" once'
+} >hard.scn
+for ex in replay fork; do
+	check "hard-$ex" "$ex" --hash heap-graph hard.scn
+	is "cycles, a dangling pointer, a fake one, corrupt metadata, $ex: exit 0" "$?" 0
+done
+json_untimed hard-replay.json >a.cmp
+json_untimed hard-fork.json >b.cmp
+ok "... and the same --json under replay and fork" diff a.cmp b.cmp
+check hard-raw fork --hash raw hard.scn
+ok "... merging no more than raw does ($(distinct hard-raw.json) raw)" \
+	test "$(distinct hard-fork.json)" -le "$(distinct hard-raw.json)"
+
+done_testing
