@@ -419,6 +419,11 @@ static void proc_destroy(eng_frontend *fe)
 				"%llu pages hashed, %llu reused from a snapshot's cache\n",
 				(unsigned long long)ps.incremental, (unsigned long long)ps.full,
 				(unsigned long long)ps.hashed, (unsigned long long)ps.reused);
+			uint64_t on, ons;
+			proc_observe_stats(&on, &ons);
+			fprintf(stderr, "cmc: process: raw observation: %llu, %.1f us each (window read "
+				"and hashed, allocator checked; a heap-graph walk not counted)\n",
+				(unsigned long long)on, on ? (double)ons / 1e3 / (double)on : 0.0);
 		}
 		p->x->ops->destroy(p->x);
 	}

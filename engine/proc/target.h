@@ -259,6 +259,11 @@ bool proc_target_settles(struct proc_target *t, unsigned timeout_ms);
 struct cmc_region_hdr;
 const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *h);
 
+/* Observations of quiescent targets so far, and the time spent reading and
+ * hashing their raw windows, segments and symbols (the heap-graph walk's
+ * own time left out: heapgraph.h), for CMC_PROC_STATS. */
+void proc_observe_stats(uint64_t *n, uint64_t *ns);
+
 /* Fill obs from the live (quiescent or gone) target after a wait result. */
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
 		  struct proc_obs *obs);
