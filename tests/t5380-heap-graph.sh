@@ -71,6 +71,18 @@ check l5again fork --hash heap-graph l5.scn
 json_untimed l5.json >a.cmp
 json_untimed l5again.json >b.cmp
 ok "list keys 1..5: the same --json twice" diff a.cmp b.cmp
+# raw+heap-graph explores by the pair, so the run spans both counts and
+# cmc compare shows them (its canonical column counts heap graphs).
+"$CMC" check --json --jobs 1 --db pair.db --exec fork --hash raw+heap-graph l3.scn >pair.json 2>pair.err
+is "list keys 1..3, raw+heap-graph: 16 explored" "$(distinct pair.json)" 16
+is "... spanning 16 raw" "$(json_get pair.json raw_distinct)" 16
+is "... and 8 heap graphs" "$(json_get pair.json canonical_distinct)" 8
+ok "cmc compare: 16 distinct raw, 8 distinct canonical, merge factor 2.00" \
+	sh -c "'$CMC' compare --db pair.db | grep -q '16 distinct raw, 8 distinct canonical, merge factor 2.00'"
+check pairr replay --hash raw+heap-graph l3.scn
+json_untimed pair.json >a.cmp
+json_untimed pairr.json >b.cmp
+ok "raw+heap-graph: the same --json under replay and fork" diff a.cmp b.cmp
 # The scenario keyword is the option's twin.
 { cat l3.scn; echo "hash heap-graph"; } >l3kw.scn
 check l3kw fork l3kw.scn

@@ -129,7 +129,8 @@ static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op
 	switch (p->ident) {
 	case PROC_ID_CANON:
 	case PROC_ID_GRAPH: fp = o->e.canon; break;
-	case PROC_ID_BOTH: fp = eng_fp_combine(o->e.raw, o->e.canon); break;
+	case PROC_ID_BOTH:
+	case PROC_ID_GRAPH_BOTH: fp = eng_fp_combine(o->e.raw, o->e.canon); break;
 	default: fp = o->e.raw; break;
 	}
 	/* An ended or faulted target has no heap to read: its identity is how
@@ -173,7 +174,7 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 			"cover all of it, observations keep only the first raw-cap bytes\n",
 			p->sc->path, (unsigned long long)p->sc->raw_cap);
 	}
-	if (o->hg_msg[0] && p->ident == PROC_ID_GRAPH && !p->warned_hg) {
+	if (o->hg_msg[0] && proc_ident_graph(p->ident) && !p->warned_hg) {
 		p->warned_hg = true;
 		fprintf(stderr, "cmc: %s: %s: such states are identified by their raw fingerprint\n",
 			p->sc->path, o->hg_msg);
@@ -258,16 +259,17 @@ static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 			p->ident = PROC_ID_RAW;
 			fprintf(stderr, "cmc: %s: no canonical records: falling back to raw\n", p->sc->path);
 		}
-		if (want == PROC_ID_GRAPH) {
+		if (proc_ident_graph(want)) {
 			/* cmc computes the form itself: no record needed. */
 			p->fell_back = false;
-			p->ident = PROC_ID_GRAPH;
+			p->ident = want;
 			proc_hg_totals(&p->hg0);
 		}
 		/* The fallback is said once, on stderr above, not again here. */
 		snprintf(p->info, sizeof p->info, "merge %s",
 			 p->ident == PROC_ID_CANON ? "canonical" : p->ident == PROC_ID_BOTH ? "raw+canonical" :
-			 p->ident == PROC_ID_GRAPH ? "heap-graph" : "raw");
+			 p->ident == PROC_ID_GRAPH ? "heap-graph" :
+			 p->ident == PROC_ID_GRAPH_BOTH ? "raw+heap-graph" : "raw");
 	}
 	fill_mask(p, NULL, 0);
 	emit(p, NULL, 0, -1, &p->obs, fn, ctx);
@@ -429,7 +431,7 @@ static void proc_destroy(eng_frontend *fe)
 	}
 	if (!p->orig)
 		proc_pids_close(); /* whatever the targets left behind */
-	if (!p->orig && p->started && p->ident == PROC_ID_GRAPH) {
+	if (!p->orig && p->started && proc_ident_graph(p->ident)) {
 		/* The false-positive story, in numbers: a word is taken as a
 		 * pointer when it names a live block; an integer that happens to
 		 * do so only adds edges (states told apart, never merged). */
@@ -447,7 +449,7 @@ static void proc_destroy(eng_frontend *fe)
 			w ? (double)(s.ns - p->hg0.ns) / 1e3 / (double)w : 0.0);
 	}
 	if (!p->orig && p->raw_applied && !p->raw_moved &&
-	    (p->ident == PROC_ID_RAW || p->ident == PROC_ID_BOTH))
+	    (p->ident == PROC_ID_RAW || p->ident == PROC_ID_BOTH || p->ident == PROC_ID_GRAPH_BOTH))
 		fprintf(stderr, "cmc: %s: every state had the raw fingerprint of the initial one: the "
 			"target may keep its state outside the heap cmc reads (an allocator of its own "
 			"on mmap'd memory; Python: env PYTHONMALLOC=malloc), or its operations change "

@@ -361,10 +361,10 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 			}
 			if (!sc->raw_heap)
 				proc_alloc_check(t, &h, NULL, wants_alloc(sc), obs);
-			if (sc->ident == PROC_ID_GRAPH)
+			if (proc_ident_graph(sc->ident))
 				observe_graph(t, img, &h, win, obs);
 		}
-	} else if (sc->ident == PROC_ID_GRAPH) {
+	} else if (proc_ident_graph(sc->ident)) {
 		snprintf(obs->hg_msg, sizeof obs->hg_msg, "heap-graph: no preload, no heap to walk");
 	}
 	if (img->nranges && !load_base(t, img)) {
@@ -385,7 +385,7 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 	obs->e.raw = (eng_fp){d.high64, d.low64};
 	if (eng_fp_zero(obs->e.raw))
 		obs->e.raw.lo = 1; /* zero means "absent" */
-	if (sc->ident == PROC_ID_GRAPH && eng_fp_zero(obs->e.canon)) {
+	if (proc_ident_graph(sc->ident) && eng_fp_zero(obs->e.canon)) {
 		/* No heap-graph form: the raw identity, marked so it never
 		 * equals a form (sound: nothing merges that raw would not). */
 		static const char tag[] = "cmc heap-graph: raw";
@@ -534,7 +534,7 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 		proc_buf_set(&obs->canon, t->canon.last.p, t->canon.last.len);
 		/* Under heap-graph the record is kept (plugins read it) but the
 		 * canonical fingerprint is the walk's (observe_graph). */
-		if (t->sc->ident != PROC_ID_GRAPH)
+		if (!proc_ident_graph(t->sc->ident))
 			obs->e.canon = eng_fp_of(obs->canon.p ? obs->canon.p : (const uint8_t *)"",
 						 obs->canon.len);
 	}

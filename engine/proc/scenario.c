@@ -322,9 +322,10 @@ static int set_ident(struct parse *p, const char *key, const char *v)
 	else if (!strcmp(v, "canonical") || !strcmp(v, "canon")) sc->ident = PROC_ID_CANON;
 	else if (!strcmp(v, "both")) sc->ident = PROC_ID_BOTH;
 	else if (!strcmp(v, "heap-graph")) sc->ident = PROC_ID_GRAPH;
+	else if (!strcmp(v, "raw+heap-graph")) sc->ident = PROC_ID_GRAPH_BOTH;
 	else if (!strcmp(v, "auto") && !strcmp(key, "merge")) sc->ident = PROC_ID_AUTO;
 	else
-		return perr(p, "expected '%s raw|canonical|both|heap-graph%s', got '%s'", key,
+		return perr(p, "expected '%s raw|canonical|both|heap-graph|raw+heap-graph%s', got '%s'", key,
 			    strcmp(key, "merge") ? "" : "|auto", v);
 	sc->ident_set = sc->ident != PROC_ID_AUTO;
 	return 0;
@@ -742,7 +743,8 @@ struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t err
 			rc = perr(&p, "expected 'limit as' above heap-size + 16M (the preload maps the "
 				  "whole heap region), got %llu bytes", (unsigned long long)p.sc->limit_as);
 		else if (!p.sc->raw_heap && !p.sc->raw_segments && !p.sc->nsymbols &&
-			 (p.sc->ident == PROC_ID_RAW || p.sc->ident == PROC_ID_BOTH))
+			 (p.sc->ident == PROC_ID_RAW || p.sc->ident == PROC_ID_BOTH ||
+			  p.sc->ident == PROC_ID_GRAPH_BOTH))
 			rc = perr(&p, "expected some raw coverage ('raw heap|segments|symbol NAME') "
 				  "for raw hashing");
 	}

@@ -22,7 +22,14 @@ enum proc_ident {
 	PROC_ID_CANON,
 	PROC_ID_BOTH,   /* the pair (raw, canonical): the finer identity */
 	PROC_ID_GRAPH,  /* the heap graph cmc walks itself (heapgraph.h), as the canonical one */
+	PROC_ID_GRAPH_BOTH, /* the pair (raw, heap graph): what `cmc compare` needs */
 };
+
+/* Does this identity walk the heap graph? */
+static inline bool proc_ident_graph(enum proc_ident id)
+{
+	return id == PROC_ID_GRAPH || id == PROC_ID_GRAPH_BOTH;
+}
 
 /* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof;
  * label is unique among ops; an eof op is once. */

@@ -88,7 +88,7 @@ static const struct tui_option check_options[] = {
 	TUI_OPT_SIZE(0, "mem", A, mem, "SIZE", "a size such as 512M", -1,
 		     "memory for the visited set (e.g. 2G); exceeding it is reported"),
 	/* these two share a wider column */
-	{.type = TUI_OPT_CALLBACK_, .long_name = "hash", .arg = "raw|canonical|both|heap-graph", .cb = ov_hash,
+	{.type = TUI_OPT_CALLBACK_, .long_name = "hash", .arg = "raw|canonical|both|heap-graph|raw+heap-graph", .cb = ov_hash,
 	 .seen = -1, .col = 30, .help = "process mode: what identifies a state"},
 	{.type = TUI_OPT_CALLBACK_, .long_name = "merge", .arg = "raw|canonical", .cb = ov_merge,
 	 .seen = -1, .col = 30, .help = "process mode: which fingerprint merges states"},

@@ -60,7 +60,7 @@ static const struct tui_option tui_options[] = {
 		      "bound searches to N distinct states"),
 	TUI_OPT_BOOL(0, "keep-going", A, keep_going, "do not stop a search at the first violation"),
 	TUI_OPT_BOOL(0, "no-deadlock", A, no_deadlock, "states without successors are not violations"),
-	{.type = TUI_OPT_CALLBACK_, .long_name = "hash", .arg = "raw|canonical|both|heap-graph", .cb = ov_hash,
+	{.type = TUI_OPT_CALLBACK_, .long_name = "hash", .arg = "raw|canonical|both|heap-graph|raw+heap-graph", .cb = ov_hash,
 	 .seen = -1, .left = "--hash raw|canonical|both|heap-graph, --set KEY=VALUE",
 	 .help = "scenario settings, as for `cmc check`"},
 	TUI_OPT_CALLBACK(0, "set", "KEY=VALUE", ov_set, NULL),
