@@ -51,6 +51,11 @@ static void run_from_row(sqlite3_stmt *s, store_run *r)
 	r->elapsed_s = sqlite3_column_double(s, 19);
 	r->complete = sqlite3_column_int(s, 20);
 	r->bounded = sqlite3_column_int(s, 21);
+	/* The status column holds 'complete' for a search a depth or state
+	 * bound cut short too (its CHECK predates the word): it reads
+	 * 'bounded', as the run_list view says it. */
+	if (r->bounded && strcmp(r->status, "complete") == 0)
+		snprintf(r->status, sizeof r->status, "bounded");
 	r->resumed_from = sqlite3_column_int64(s, 22);
 	r->expanded_below = (uint32_t)sqlite3_column_int64(s, 23);
 	r->stored_states = (uint64_t)sqlite3_column_int64(s, 24);

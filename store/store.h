@@ -29,7 +29,7 @@
 
 #include "engine/cmc.h"
 
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 #define STORE_DEFAULT_PATH "cmc.db"
 
 typedef struct store store;
@@ -155,7 +155,8 @@ typedef struct store_run {
 	int64_t id;
 	char *kind, *name, *source_path, *options, *version, *order;
 	char status[16];           /* as stored; 'running' whose writer is gone
-	                            * reads 'interrupted' */
+	                            * reads 'interrupted', a 'complete' one a
+	                            * bound cut short 'bounded' */
 	bool writer_alive;         /* status running and its writer still runs */
 	double started, ended;     /* unix seconds; ended 0 while running */
 	uint64_t distinct, generated, transitions, violations;

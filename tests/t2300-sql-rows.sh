@@ -207,8 +207,8 @@ is "... and the views hold only the other's" \
 ok "... while cmc show reads both alike" cmp -s nr1.json nr2.json
 
 # ---- a file of schema 6 -----------------------------------------------------
-# Versions 7 and 8 only add, so a schema 6 file is this one without
-# what they added (the rows; runs.raw_scheme).
+# Versions 7 and 8 only add and 9 only redefines a view, so a schema 6
+# file is this one without what 7 and 8 added (the rows; runs.raw_scheme).
 to6() {
 	cp cmc.db "$1"
 	q "$1" "DROP VIEW states; DROP VIEW transitions; DROP TABLE state_rows; DROP TABLE transition_rows;
@@ -220,7 +220,7 @@ q cmc.db "SELECT * FROM states ORDER BY run, id" >v7-s.txt
 q cmc.db "SELECT * FROM transitions ORDER BY run, source, label" >v7-t.txt
 "$CMC" runs --db v6.db >/dev/null 2>err.txt
 is "cmc runs opens a schema 6 file" $? 0
-is "... and upgrades it" "$(q v6.db 'PRAGMA user_version')" 8
+is "... and upgrades it" "$(q v6.db 'PRAGMA user_version')" 9
 q v6.db "SELECT * FROM states ORDER BY run, id" >v6-s.txt
 q v6.db "SELECT * FROM transitions ORDER BY run, source, label" >v6-t.txt
 ok "... its runs' state rows are those a schema 7 run wrote" cmp -s v7-s.txt v6-s.txt

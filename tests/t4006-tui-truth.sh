@@ -119,10 +119,13 @@ keys / 0 Enter
 ok "unexpanded: the initial state lists its stored successors" wait_for '^operations \(6\)  Enter: go to the successor'
 quit
 start "'$CMC' tui --run 2 ne.db"
-ok "unexpanded: the bounded run opens" wait_for 'run 2 diehard \| complete'
+ok "unexpanded: the bounded run opens, its title says bounded, not complete" wait_for 'run 2 diehard \| bounded \|'
 keys / 1 Enter
 ok "unexpanded: a state past the bound" wait_for '^state 1  depth 2  from 0 '
 ok "unexpanded: ... not expanded either" wait_for '^operations: not expanded'
+keys u
+ok "bounded: the runs view says run 2 is bounded" wait_for '^ \* +2 model +diehard +bounded '
+ok "bounded: ... and run 1 a violation" grep -Eq '^! +1 model +diehard-solve +violation ' "$T/screen"
 quit
 if [ -x "$HELPERS/proctarget" ]; then
 	printf '%s\n' "target $HELPERS/proctarget" 'op inc "inc\n"' 'op crash "crash\n"' 'hash raw' 'depth 3' >cr.scn

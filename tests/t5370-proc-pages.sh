@@ -99,7 +99,7 @@ sqlite3 old.db "UPDATE runs SET status = 'interrupted'; ALTER TABLE runs DROP CO
 rc=$?
 ok "resume: an older cmc's process run is refused (exit $rc)" test "$rc" -eq 2
 ok "resume: saying why" grep -q "cannot be resumed: an older cmc stored it, whose raw fingerprints" old.err
-is "resume: the file was migrated, the run marked" "$(sqlite3 old.db 'PRAGMA user_version; SELECT raw_scheme FROM runs')" "8
+is "resume: the file was migrated, the run marked" "$(sqlite3 old.db 'PRAGMA user_version; SELECT raw_scheme FROM runs')" "9
 1"
 
 done_testing

@@ -1,6 +1,7 @@
 /*
  * cmd-runs.c — `cmc runs`: the runs a database holds, oldest first, with
- * their status (a 'running' run whose writer is gone reads interrupted)
+ * their status (a 'running' run whose writer is gone reads interrupted, a
+ * complete one a bound cut short bounded: store/read.c)
  * and final counts.  Two transition counts, labelled: TRANSITIONS, every
  * successor the search generated (also those to states already seen, as
  * TLC counts), and STORED, the transitions the database keeps, which
@@ -20,6 +21,10 @@ extern const struct tui_cmd tui_cmd_runs;
 static const struct tui_option runs_options[] = {
 	TUI_OPT_STRING(0, "db", struct tui_store_opts, db, "FILE", "the database (default ./cmc.db)"),
 	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object with every run"),
+	TUI_OPT_TEXT("STATUS: complete, the whole state space explored; bounded, everything within\n"
+		     "a depth or state bound (--max-depth, --max-states, a scenario's depth): the\n"
+		     "search was cut short there; violation; interrupted (a signal, a killed\n"
+		     "writer: --resume continues it); running; error.\n"),
 	TUI_OPT_END(),
 };
 
