@@ -260,4 +260,37 @@ else
 	quit
 fi
 
+# ---- a replay of a target without canonical records: the verdict, not stderr ----
+# doublefree writes no canonical records: under the default hash auto the
+# engine says "no canonical records: falling back to raw" on stderr, as
+# share/scenario.md has it, each time the target is started again.  In the
+# workbench that is a note, shown at most once and never in the error
+# colour, and x leaves the replay's verdict on the status line.
+if [ ! -x "$EX/heapbugs-doublefree" ]; then
+	skip "replay: the verdict over the engine's note" "no $EX/heapbugs-doublefree (make builds it)"
+else
+	start "'$CMC' tui --db dfl.db '$SHARE/heapbugs/doublefree.scn'"
+	# (the note wraps over two rows, where depends on the path's length)
+	ok "fallback: live, the engine's note is shown" wait_for 'no canonical|falling back'
+	tm capture-pane -e -p -t wb | grep -aE 'no canonical|falling back|back to raw' >note.esc
+	ok "fallback: ... as a note (black on white)" grep -Eq '\[([0-9;]*;)?47(;[0-9;]*)?m' note.esc
+	not_ok "fallback: ... not as an error (white on red)" grep -Eq '\[([0-9;]*;)?41(;[0-9;]*)?m' note.esc
+	quit
+	"$CMC" check --db df.db "$SHARE/heapbugs/doublefree.scn" >/dev/null 2>df.err
+	ok "fallback: cmc check says it on stderr" grep -q 'no canonical records: falling back to raw' df.err
+	start "'$CMC' tui df.db 2>wb.err"
+	ok "fallback: the run opens" wait_for 'run 1 .*doublefree\.scn \| violation'
+	keys v
+	ok "fallback: the violations list" wait_for '^violations > '
+	keys Enter
+	ok "fallback: the counterexample" wait_for '^counterexample > '
+	job x
+	ok "fallback: x replays it, and the verdict stays on the status line" \
+		wait_for '^replayed [0-9]+ of [0-9]+ steps: violation reproduced: alloc'
+	not_ok "fallback: ... not the engine's note over it" grep -q 'falling back to raw' "$T/screen"
+	quit
+	ok "fallback: the note still reaches stderr when the screen is given back" \
+		grep -q 'no canonical records: falling back to raw' wb.err
+fi
+
 done_testing

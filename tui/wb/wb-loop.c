@@ -27,8 +27,17 @@
  * fd 2 is a pipe: each line read from it becomes the status message
  * (escaped), and when the screen is given back everything that was said
  * goes to the real stderr, in order.  Also at exit() (eng_die), so a fatal
- * message is never lost in the pipe. */
+ * message is never lost in the pipe.
+ *
+ * A line is a warning (the error colour) unless it is one of the notes
+ * below, what a run is expected to say: those are shown once a session,
+ * in the status colour (a replay starts the target again and says it
+ * again: share/scenario.md has `auto` fall back to raw by design). */
 #define ERR_LOG_MAX (64 * 1024)
+
+static const char *const err_notes[] = {
+	": no canonical records: falling back to raw",
+};
 
 static struct {
 	int rd;          /* the pipe's read end, -1: not captured */
@@ -37,7 +46,19 @@ static struct {
 	size_t len, dropped;
 	char line[256];  /* the line being read, for the status line */
 	size_t llen;
-} E = {-1, -1, NULL, 0, 0, {0}, 0};
+	unsigned notes_shown; /* bit i: err_notes[i] was shown */
+} E = {-1, -1, NULL, 0, 0, {0}, 0, 0};
+
+/* A note's index in err_notes, or -1 for a warning. */
+static int err_note(const char *l, size_t n)
+{
+	for (size_t i = 0; i < sizeof err_notes / sizeof *err_notes; i++) {
+		size_t k = strlen(err_notes[i]);
+		if (n >= k && memcmp(l + n - k, err_notes[i], k) == 0)
+			return (int)i;
+	}
+	return -1;
+}
 
 static void err_take(struct wb *wb, const char *b, size_t n)
 {
@@ -63,8 +84,13 @@ static void err_take(struct wb *wb, const char *b, size_t n)
 		}
 		char m[sizeof wb->msg];
 		wb_escape(m, sizeof m, E.line, E.llen);
+		int note = err_note(E.line, E.llen);
 		E.llen = 0;
-		wb_msg(wb, true, "%s", m);
+		if (note >= 0 && (E.notes_shown & 1u << note))
+			continue;
+		if (note >= 0)
+			E.notes_shown |= 1u << note;
+		wb_msg(wb, note < 0, "%s", m);
 	}
 }
 
@@ -76,6 +102,8 @@ static void err_drain(struct wb *wb)
 		if (n > 0)
 			err_take(wb, b, (size_t)n);
 }
+
+void wb_stderr_drain(struct wb *wb) { err_drain(wb); }
 
 /* Give fd 2 back and write out what was said. */
 static void err_release(void)

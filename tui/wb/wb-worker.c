@@ -684,6 +684,9 @@ void wb_poll(struct wb *wb)
 		return;
 	wb->dirty = true;
 	wb->data_gen++;
+	/* What the job wrote on stderr (before it finished) first: its
+	 * message, the verdict of a replay, comes last and stays. */
+	wb_stderr_drain(wb);
 	if (msg[0])
 		wb_msg(wb, rc < 0 || strncmp(msg, "cannot", 6) == 0, "%s", msg);
 	if (j == WB_J_APPLY && rc == -2)

@@ -268,6 +268,10 @@ uint32_t wb_run_partial_from(void);
 /* wb-loop.c: fd 2 becomes a pipe whose lines go to the status line, until
  * the screen is given back (and at exit); idempotent. */
 void wb_stderr_capture(void);
+/* Show what was written to fd 2 so far (UI thread): wb_poll() calls it
+ * before a finished job's message, which then stays on the status line
+ * over what the job said on stderr on the way. */
+void wb_stderr_drain(struct wb *wb);
 
 /* wb-worker.c */
 void wb_worker_start(struct wb *wb);
