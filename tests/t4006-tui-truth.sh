@@ -34,6 +34,9 @@ ok "levels: BigToSmall by hand, a state at depth 3" wait_for '^state 2  depth 3 
 wait_for 'print  small=3 big=2' >/dev/null
 keys b b
 ok "levels: back at the initial state" wait_for '^state 0  depth 1  initial state'
+keys k
+ok "live: the state view's hints offer e and taking an operation" \
+	wait_for '^\[state @0\] \?:keys q:quit +Enter:take op e:expand'
 wait_for 'print  small=0 big=0' >/dev/null
 job e
 ok "levels: e expands it" wait_for '^expanded state 0: '
@@ -123,6 +126,15 @@ ok "unexpanded: the bounded run opens, its title says bounded, not complete" wai
 keys / 1 Enter
 ok "unexpanded: a state past the bound" wait_for '^state 1  depth 2  from 0 '
 ok "unexpanded: ... not expanded either" wait_for '^operations: not expanded'
+# Browsing a database there is no target: the hints offer only keys that
+# work here (Enter goes to a successor; e, r and taking an operation need
+# a live target).
+ok "browse: the state view's hints say what Enter does here" \
+	wait_for '^\[state @1\] \?:keys q:quit +Enter:go to its successor b:back'
+not_ok "browse: ... and offer no e:expand" grep -q 'e:expand' "$T/screen"
+keys 1
+ok "browse: the list view's hints" wait_for '^\[states by discovery @1\] \?:keys q:quit +Enter:open v:violations'
+not_ok "browse: ... offer no r:run" grep -q 'r:run' "$T/screen"
 keys u
 ok "bounded: the runs view says run 2 is bounded" wait_for '^ \* +2 model +diehard +bounded '
 ok "bounded: ... and run 1 a violation" grep -Eq '^! +1 model +diehard-solve +violation ' "$T/screen"

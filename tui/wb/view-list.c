@@ -102,6 +102,7 @@ static void list_activate(struct wb *wb)
 const struct wb_view wb_view_list = {
 	.name = "states by discovery",
 	.hint = "Enter:open r:run v:violations /:jump 2:levels 3:tree",
+	.hint_browse = "Enter:open v:violations /:jump 2:levels 3:tree u:runs",
 	.load = list_load,
 	.draw = list_draw,
 	.list = list_list,

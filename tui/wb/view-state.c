@@ -378,6 +378,7 @@ static void state_activate(struct wb *wb)
 const struct wb_view wb_view_state = {
 	.name = "state",
 	.hint = "Enter:take op e:expand b:back n:graph a:alloc",
+	.hint_browse = "Enter:go to its successor b:back n:graph a:alloc",
 	.load = state_load,
 	.draw = state_draw,
 	.list = state_list,

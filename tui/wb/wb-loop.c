@@ -299,7 +299,8 @@ static void draw_status(struct wb *wb)
 		if (wb->cur != ENG_NO_STATE)
 			snprintf(left, sizeof left, "[%s @%u] ?:keys q:quit  ", v->name, wb->cur);
 		size_t room = (size_t)cols > strlen(left) ? (size_t)cols - strlen(left) : 0;
-		wb_text_fit_hints(hints, sizeof hints, v->hint, room);
+		const char *h = !wb_can_step(wb) && v->hint_browse ? v->hint_browse : v->hint;
+		wb_text_fit_hints(hints, sizeof hints, h, room);
 		wb_row(w, 0, cols, wb_attr(wb, WB_C_STATUS), "%s%s", left, hints);
 	}
 	wnoutrefresh(w);

@@ -58,6 +58,11 @@ struct wb;
 struct wb_view {
 	const char *name;  /* shown in the status line: where you are */
 	const char *hint;  /* the keys that matter here, for the status line */
+	/* The same without a live target to step on or search (a database
+	 * browsed, or another run than the session's: wb_can_step() false),
+	 * where r, e and taking an operation do nothing: only keys that work.
+	 * NULL: hint. */
+	const char *hint_browse;
 	/* Called when the view becomes current or its data may have changed
 	 * (wb.data_gen moved); may be NULL. */
 	void (*load)(struct wb *wb);
