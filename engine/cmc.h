@@ -58,6 +58,8 @@ enum {
 	ENG_OBS_SIGNALED = 1u << 3,   /* target died on a signal: term_signal */
 	ENG_OBS_FAULT = 1u << 4,      /* fault (hang, flood, start-up failure): fault */
 	ENG_OBS_ALLOC = 1u << 5,      /* allocator status fields are valid */
+	ENG_OBS_CLOSED = 1u << 6,     /* tcp: the target closed the connection (no
+	                                 operation can reach it any more) */
 };
 
 /*

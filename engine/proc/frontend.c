@@ -140,6 +140,10 @@ static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op
 			      o->e.exit_status, o->e.term_signal, (int)o->fault};
 		fp = eng_fp_combine(fp, eng_fp_of(why, sizeof why));
 	}
+	/* A closed connection is part of the world, not of the heap: the
+	 * same heap with the connection open takes operations, closed none. */
+	if (o->e.flags & ENG_OBS_CLOSED)
+		fp = eng_fp_combine(fp, eng_fp_of("closed", 6));
 	/* With a timeout operation, a target asleep in a timed wait behaves
 	 * differently from the same heap in an endless one: the operation
 	 * wakes only the first.  Without one, no wait ever times out. */
@@ -196,8 +200,9 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 		.state_len = len,
 		.fp = identity(p, o, op),
 		.obs = &o->e,
-		/* after an eof operation no operation can be delivered */
-		.terminal = ended(o) || (op >= 0 && p->sc->ops[op].eof),
+		/* after an eof operation, or once the target closed the
+		 * connection, no operation can be delivered */
+		.terminal = ended(o) || (op >= 0 && p->sc->ops[op].eof) || (o->e.flags & ENG_OBS_CLOSED),
 	};
 	s.property = proc_props_eval(p->props, &v, p->msg, sizeof p->msg);
 	if (s.property)

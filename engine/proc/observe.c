@@ -572,6 +572,8 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 		fault(obs, PROC_FAULT_START, "interrupted");
 		break;
 	}
+	if (t->peer_closed)
+		obs->e.flags |= ENG_OBS_CLOSED;
 	proc_jail_observe(t->jail, t->sc, obs);
 	proc_signal_take(t, obs);
 	proc_obs_seal(obs);

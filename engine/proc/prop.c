@@ -162,6 +162,18 @@ static const char *builtin(struct proc_props *pp, const struct proc_prop *p,
 		return NULL;
 	case PROC_PROP_LEAK:
 		return leak(p, o, last, msg, msglen);
+	case PROC_PROP_OPEN:
+		/* an ended target closed everything: exit and crash judge it */
+		if (!(o->e.flags & ENG_OBS_CLOSED) || (o->e.flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED | ENG_OBS_FAULT)))
+			return NULL;
+		snprintf(msg, msglen, "the target closed the connection after %s", last ? last : "start-up");
+		return p->name;
+	case PROC_PROP_CLOSED:
+		if (!last || strcmp(p->label, last) || (o->e.flags & (ENG_OBS_CLOSED | ENG_OBS_EXITED | ENG_OBS_SIGNALED)) ||
+		    (o->e.flags & ENG_OBS_FAULT))
+			return NULL;
+		snprintf(msg, msglen, "the connection is still open after %s", last);
+		return p->name;
 	default:
 		return NULL;
 	}

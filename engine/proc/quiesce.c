@@ -129,6 +129,8 @@ static bool drain_fd(int *fd, struct proc_target *t, struct proc_chan *c)
 		if (r <= 0) {
 			close(*fd);
 			*fd = -1;
+			if (fd == &t->in_fd)
+				t->peer_closed = true; /* only a tcp connection is read here */
 			return false;
 		}
 		more = (size_t)r == sizeof buf && readable(*fd);
@@ -452,8 +454,9 @@ static bool input_consumed(struct proc_target *t)
 		return t->in_fd >= 0 && ioctl(t->in_fd, FIONREAD, &n) == 0 && n == 0;
 	if (!t->connected)
 		return listening(t);
-	if (t->in_fd < 0)
-		return false; /* the target closed the connection: it should exit */
+	if (t->in_fd < 0) /* the target closed the connection: nothing more
+			     * reaches it; it exits, or waits for another */
+		return t->peer_closed;
 	if (ioctl(t->in_fd, SIOCOUTQ, &n) < 0 || n != 0)
 		return false;
 	return target_drained(t);
@@ -524,7 +527,7 @@ static bool quiescent(struct proc_target *t)
 	if (!input_consumed(t) || !saw_eof(t) || !asleep_waiting(t, false, &nr))
 		return false;
 	/* connected but not yet accepted (after eof: waiting for the next) */
-	return !(t->transport == PROC_TCP && t->connected && !t->input_closed &&
+	return !(t->transport == PROC_TCP && t->connected && !t->input_closed && !t->peer_closed &&
 		 (nr == SYS_accept || nr == SYS_accept4));
 }
 

@@ -336,7 +336,7 @@ static int add_prop(struct parse *p, struct tok *t, int n)
 	struct proc_scenario *sc = p->sc;
 	struct proc_prop pr = {.line = p->line};
 	if (n < 2)
-		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc|leak [reachable]'");
+		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc|leak [reachable]|open|closed LABEL'");
 	const char *k = t[1].s;
 	if (!strcmp(k, "crash")) {
 		if (!only_word(p, n, 2, "'property crash'"))
@@ -371,8 +371,21 @@ static int add_prop(struct parse *p, struct tok *t, int n)
 		pr.reachable = n == 3;
 		pr.name = eng_xstrdup("leak");
 		sc->exit_live = true;
+	} else if (!strcmp(k, "open")) {
+		if (!only_word(p, n, 2, "'property open'"))
+			return -1;
+		pr.kind = PROC_PROP_OPEN;
+		pr.name = eng_xstrdup("open");
+	} else if (!strcmp(k, "closed")) {
+		if (n != 3)
+			return perr(p, "expected 'property closed LABEL': the op after which the target has closed the connection");
+		pr.kind = PROC_PROP_CLOSED;
+		pr.label = eng_xstrdup(t[2].s);
+		size_t nl = strlen(t[2].s) + 8;
+		pr.name = eng_xmalloc(nl);
+		snprintf(pr.name, nl, "closed:%s", t[2].s);
 	} else {
-		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc|leak [reachable]', got '%s'", k);
+		return perr(p, "expected 'property crash|exit STATUS|reply LABEL PATTERN|alloc|leak [reachable]|open|closed LABEL', got '%s'", k);
 	}
 	sc->props = eng_xrealloc(sc->props, (sc->nprops + 1) * sizeof *sc->props);
 	sc->props[sc->nprops++] = pr;
@@ -634,13 +647,23 @@ static int check_reply_labels(struct parse *p)
 	const struct proc_scenario *sc = p->sc;
 	for (size_t i = 0; i < sc->nprops; i++) {
 		const struct proc_prop *pr = &sc->props[i];
-		if (pr->kind != PROC_PROP_REPLY || !pr->label)
+		if (pr->kind == PROC_PROP_OPEN || pr->kind == PROC_PROP_CLOSED) {
+			if (sc->transport != PROC_TCP) {
+				p->line = pr->line;
+				return perr(p, "expected 'transport tcp' for 'property %s': only a connection can "
+					    "be closed", pr->kind == PROC_PROP_OPEN ? "open" : "closed");
+			}
+		}
+		if ((pr->kind != PROC_PROP_REPLY && pr->kind != PROC_PROP_CLOSED) || !pr->label)
 			continue;
 		size_t k = 0;
 		while (k < sc->nops && strcmp(sc->ops[k].label, pr->label))
 			k++;
 		if (k == sc->nops) {
 			p->line = pr->line;
+			if (pr->kind == PROC_PROP_CLOSED)
+				return perr(p, "expected 'property closed LABEL' with the LABEL of an op, no op "
+					    "named '%s'", pr->label);
 			return perr(p, "expected 'property reply LABEL PATTERN' with the LABEL of an op "
 				    "(or *), no op named '%s'", pr->label);
 		}

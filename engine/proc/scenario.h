@@ -52,13 +52,15 @@ enum proc_prop_kind {
 	PROC_PROP_LEAK,     /* nothing of the target's is lost (or, with `reachable`,
 	                       still live) when it exits normally (INV-23) */
 	PROC_PROP_PLUGIN,   /* a shared object's cmc_property_check() */
+	PROC_PROP_OPEN,     /* tcp: the target never closes the connection itself */
+	PROC_PROP_CLOSED,   /* tcp: after op `label`, the target has closed it */
 };
 
 struct proc_prop {
 	enum proc_prop_kind kind;
 	int status;
 	bool reachable;     /* LEAK: blocks still reachable count too */
-	char *label;        /* REPLY: op label or NULL */
+	char *label;        /* REPLY: op label or NULL; CLOSED: op label */
 	char *pattern;      /* REPLY: fnmatch(3) pattern */
 	char *path;         /* PLUGIN: resolved path of the .so */
 	char *arg;          /* PLUGIN: optional argument, may be NULL */

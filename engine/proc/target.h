@@ -95,6 +95,8 @@ struct proc_target {
 	bool connected;         /* tcp: cmc has connected (in_fd may close later) */
 	bool input_closed;      /* an eof operation closed the input: stdin's pipe
 	                           (in_fd -1), or tcp's sending side (shutdown) */
+	bool peer_closed;       /* tcp: the target closed the connection (cmc's
+	                           end read its end of file, or a reset) */
 	bool eof_unseen;        /* ... and the target has not run since: it cannot
 	                           have seen the end yet (quiesce.c) */
 	uint64_t eof_switches;  /* its context switches when the input closed */

@@ -45,3 +45,8 @@ EXTRA_ALL += $(B)/tests-helpers/hgtarget
 $(B)/tests-helpers/hgtarget: tests/proc/hgtarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A TCP server that closes the connection on QUIT and runs on (t5390).
+EXTRA_ALL += $(B)/tests-helpers/quittarget
+$(B)/tests-helpers/quittarget: tests/proc/quittarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<

@@ -33,7 +33,7 @@ static const char *status_name(int s)
  * exited or died) has none by design. */
 static bool never_expanded(store *st, int64_t run, const store_state *s, size_t ne)
 {
-	if (ne || (s->obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED)))
+	if (ne || (s->obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED | ENG_OBS_CLOSED)))
 		return false;
 	store_run r;
 	if (store_run_get(st, run, &r) != 0)
@@ -63,6 +63,8 @@ static void show_json(store *st, int64_t run, const store_state *s, const store_
 		tui_json_i64(tui_json_key(&j, "exit_status"), s->exit_status);
 	if (s->obs_flags & ENG_OBS_SIGNALED)
 		tui_json_i64(tui_json_key(&j, "signal"), s->term_signal);
+	if (s->obs_flags & ENG_OBS_CLOSED)
+		tui_json_bool(tui_json_key(&j, "closed"), true);
 	tui_json_string(tui_json_key(&j, "fault"), s->fault);
 	if (s->obs_flags & ENG_OBS_ALLOC) {
 		tui_json_u64(tui_json_key(&j, "alloc_checked"), s->alloc_checked);
@@ -128,6 +130,8 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 		printf("exited           status %d\n", s->exit_status);
 	if (s->obs_flags & ENG_OBS_SIGNALED)
 		printf("killed by        signal %d\n", s->term_signal);
+	if ((s->obs_flags & ENG_OBS_CLOSED) && !(s->obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED)))
+		printf("connection       closed by the target: no operation reaches it\n");
 	if (s->fault) {
 		fputs("fault            ", stdout);
 		tui_escape(stdout, s->fault, strlen(s->fault), SHOW_MAX);

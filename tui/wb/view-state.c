@@ -207,6 +207,8 @@ static void state_load(struct wb *wb)
 			V.none_why = "none (the target died)";
 		else if (s.obs_flags & ENG_OBS_EXITED)
 			V.none_why = "none (the target exited)";
+		else if (s.obs_flags & ENG_OBS_CLOSED)
+			V.none_why = "none (the target closed the connection)";
 		else if (s.id >= wb->ri.expanded_below)
 			V.none_why = "not expanded (the search ended before it reached this state: "
 				     "a bound, a violation or a stop)";
@@ -247,6 +249,8 @@ static void state_load(struct wb *wb)
 		info("exit   the target exited with status %d", s.exit_status);
 	if (s.obs_flags & ENG_OBS_SIGNALED)
 		info("signal the target died on signal %d", s.term_signal);
+	if ((s.obs_flags & ENG_OBS_CLOSED) && !(s.obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED)))
+		info("conn   the target closed the connection: no operation reaches it");
 	if (s.fault && *s.fault) {
 		char f[200];
 		wb_escape(f, sizeof f, s.fault, strlen(s.fault));
