@@ -14,7 +14,8 @@
  *           00:00:00 UTC) for the realtime clocks, DET_EPOCH - 1e9 s for the
  *           others (so monotonic < realtime, as on a machine up for years),
  *           advancing by 1 ms per call, so loops that wait for a deadline
- *           still end.  (The vDSO is irrelevant: a dynamically linked program
+ *           still end; an `op LABEL advance DURATION` moves it on by
+ *           DURATION at once (detwait.c).  (The vDSO is irrelevant: a dynamically linked program
  *           calls these symbols, which the preload interposes; glibc's own
  *           internal calls are not seen, and need not be.)
  *   getpid, getppid, getpgrp, getpgid, getsid, kill and the other calls
@@ -70,6 +71,14 @@ int pl_det_on(void)
 void pl_det_advance(uint32_t ms)
 {
 	clock_ns += (int64_t)ms * 1000000LL;
+}
+
+int64_t pl_det_now_ns(void) { return clock_ns; }
+
+void pl_det_set_ns(int64_t ns)
+{
+	if (ns > clock_ns)
+		clock_ns = ns;
 }
 
 static uint64_t next64(void)

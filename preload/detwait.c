@@ -11,6 +11,14 @@
  * such a wait is in progress the region header's wait_ms holds its
  * timeout; `timeouts` counts those delivered (cmc waits for it to move).
  *
+ * An `op LABEL advance DURATION` (CMC_TICK_SIG sent with sigqueue and the
+ * milliseconds as its value) moves the virtual clock on at once: a wait in
+ * progress whose deadline (its start on the virtual clock plus its
+ * timeout) the jump reaches returns timed out without moving the clock
+ * further; one it does not reach goes on waiting, its header wait_ms now
+ * the time left.  Programs that read the clock between inputs (a rate
+ * limiter, an expiry checked on the next command) see the time passed.
+ *
  * Why: an event loop such as lighttpd's wakes from epoll_wait every second
  * to read the clock and run its timers.  While cmc leaves it quiescent
  * (deciding, observing, forking) the number of such wake-ups depends on
@@ -41,13 +49,33 @@
 
 #define KSIGSET 8 /* the kernel's sigset size on x86_64 (_NSIG / 8) */
 
-static volatile sig_atomic_t tick; /* a timeout was delivered, not yet taken */
+/*
+ * The wait in progress and what cmc delivered to it.  deadline_ns is the
+ * virtual time a timed wait ends (0: none in progress); last_deadline_ns
+ * the one the last wait had when it returned, so that a wait a signal
+ * interrupted (a fork request, an advance short of the deadline) resumes
+ * toward the same deadline (carry_ns) rather than a fresh timeout.
+ */
+static volatile sig_atomic_t tick;     /* a timeout was delivered, not yet taken */
+static volatile sig_atomic_t due;      /* an advance reached the deadline, not yet taken */
+static volatile sig_atomic_t advanced; /* advances delivered (RESUMED compares) */
+static int64_t deadline_ns, last_deadline_ns, carry_ns;
 
 static void on_tick(int sig, siginfo_t *si, void *uc)
 {
 	/* only cmc (the parent of every target and snapshot) may */
-	if (si->si_code == SI_USER && si->si_pid == (pid_t)syscall(SYS_getppid))
+	if (si->si_pid != (pid_t)syscall(SYS_getppid))
+		return;
+	if (si->si_code == SI_QUEUE && si->si_value.sival_int > 0) {
+		pl_det_advance((uint32_t)si->si_value.sival_int);
+		if (deadline_ns && pl_det_now_ns() >= deadline_ns)
+			due = 1;
+		advanced++;
+		if (pl_region)
+			pl_region->advances++;
+	} else if (si->si_code == SI_USER) {
 		tick = 1;
+	}
 }
 
 __attribute__((constructor)) static void pl_detwait_init(void)
@@ -63,21 +91,34 @@ __attribute__((constructor)) static void pl_detwait_init(void)
 	sigaction(CMC_TICK_SIG, &sa, NULL);
 }
 
-/* The endless wait begins (ms: the timeout it stands for) and ends. */
+/* The endless wait begins (ms: the timeout it stands for, unless it
+ * resumes one an interruption cut short) and ends. */
 static void waiting(int ms)
 {
+	int64_t now = pl_det_now_ns();
+	deadline_ns = carry_ns ? carry_ns : now + (int64_t)ms * 1000000LL;
+	carry_ns = 0;
+	int64_t left = (deadline_ns - now + 999999) / 1000000;
 	if (pl_region)
-		pl_region->wait_ms = (uint32_t)ms;
+		pl_region->wait_ms = (uint32_t)(left > 0 ? (left < 0x7fffffff ? left : 0x7fffffff) : 1);
 }
 
 /* Take a delivered timeout, if one is waiting (it may have come while
- * the target ran): the clock moves on by it. */
+ * the target ran): the clock moves on to the wait's deadline (by ms when
+ * none is known yet); or an advance that already passed the deadline. */
 static int taken(int ms)
 {
-	if (!tick)
+	if (due) {
+		due = tick = 0;
+	} else if (tick) {
+		tick = 0;
+		if (deadline_ns)
+			pl_det_set_ns(deadline_ns);
+		else
+			pl_det_advance((uint32_t)ms);
+	} else {
 		return 0;
-	tick = 0;
-	pl_det_advance((uint32_t)ms);
+	}
 	if (pl_region)
 		pl_region->timeouts++;
 	return 1;
@@ -90,7 +131,10 @@ static int ended(long r, int ms)
 	int e = errno;
 	if (pl_region)
 		pl_region->wait_ms = 0;
-	if ((r == 0 || (r < 0 && e == EINTR)) && taken(ms))
+	int timed = (r == 0 || (r < 0 && e == EINTR)) && taken(ms);
+	last_deadline_ns = deadline_ns;
+	deadline_ns = 0;
+	if (timed)
 		return 0;
 	errno = e;
 	return (int)r;
@@ -303,16 +347,23 @@ static int epoll_pwait_once(int ep, struct epoll_event *ev, int max, int ms, con
  * process never sees.  An event loop would then go round once more (and
  * read the clock once more) in a snapshot's child and not under replay;
  * one that does not retry would end.  So a call the request interrupted is
- * made again, as if it had never returned.  (An EINTR that another signal
- * caused at the same moment is swallowed with it: its handler has run.)
+ * made again, as if it had never returned, toward the deadline it had.
+ * So is one an advance interrupted short of its deadline.  (An EINTR that
+ * another signal caused at the same moment is swallowed with it: its
+ * handler has run.)
  */
 #define RESUMED(call)                                                                \
 	do {                                                                         \
 		for (;;) {                                                           \
 			unsigned before_ = pl_snap_requests();                       \
+			sig_atomic_t adv_ = advanced;                                \
+			last_deadline_ns = 0;                                        \
 			int r_ = (call);                                             \
-			if (!(r_ < 0 && errno == EINTR && pl_snap_requests() != before_)) \
+			carry_ns = 0; /* a carried deadline not waited on is void */ \
+			if (!(r_ < 0 && errno == EINTR &&                            \
+			      (pl_snap_requests() != before_ || advanced != adv_)))  \
 				return r_;                                           \
+			carry_ns = last_deadline_ns;                                 \
 		}                                                                    \
 	} while (0)
 

@@ -30,12 +30,16 @@
 int pl_env(const char *name, char *out, size_t outlen);
 
 /* detenv.c: is the deterministic environment on (CMC_DETERMINISTIC=1)?
- * pl_det_advance: move its virtual clock on (a timeout that expired). */
+ * pl_det_advance: move its virtual clock on (a timeout that expired, an
+ * advance operation); pl_det_now_ns: where it stands (virtual ns since
+ * its epoch), without moving it as a read by the program does. */
 int pl_det_on(void);
 /* detpid.c: path itself, or, for /proc/<the pid the target is shown>[/...],
  * the same under /proc/self, written to buf. */
 const char *pl_det_proc_path(const char *path, char *buf, size_t n);
 void pl_det_advance(uint32_t ms);
+int64_t pl_det_now_ns(void);
+void pl_det_set_ns(int64_t ns);
 
 /*
  * region.c: map the region at the configured base and write its header

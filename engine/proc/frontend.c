@@ -582,7 +582,7 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 	p->mask = eng_xcalloc((sc->nops + 7) / 8, 1);
 	for (size_t i = 0; i < sc->nops; i++) {
 		p->any_once |= sc->ops[i].once;
-		p->any_timeout |= sc->ops[i].timeout;
+		p->any_timeout |= sc->ops[i].timeout || sc->ops[i].advance_ms;
 	}
 	if (find_preload(p->preload, sizeof p->preload, err, errlen) < 0 ||
 	    proc_elf_load(sc, &p->img, err, errlen) < 0 ||

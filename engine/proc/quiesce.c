@@ -36,6 +36,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -691,6 +692,44 @@ static bool timed_wait(const struct proc_target *t, uint32_t *wait_ms, uint32_t 
 	return true;
 }
 
+/* The header's count of advances taken; false when unreadable. */
+static bool advances(const struct proc_target *t, uint32_t *n)
+{
+	struct cmc_region_hdr h;
+	if (!t->preload_on || t->mem_fd < 0 || proc_region_hdr(t, &h))
+		return false;
+	*n = h.advances;
+	return true;
+}
+
+/*
+ * An advance operation: the target's virtual clock moves on by ms
+ * (preload/detwait.c takes it in CMC_TICK_SIG's handler, whatever the
+ * target is doing), a timed wait whose deadline that reaches times out,
+ * and the target runs until it is quiescent again.  Sent once it is
+ * quiescent, like a timeout; a target without the preload (or outside the
+ * deterministic environment) has no virtual clock, and nothing happens.
+ */
+static enum proc_wait deliver_advance(struct proc_target *t, uint32_t ms, unsigned timeout_ms,
+				      double *elapsed_s)
+{
+	enum proc_wait w = proc_target_step(t, NULL, 0, timeout_ms, NULL);
+	if (w != PROC_QUIESCENT) {
+		if (elapsed_s)
+			*elapsed_s = 0;
+		return w;
+	}
+	uint32_t before = 0, now = 0;
+	union sigval v = {.sival_int = (int)ms};
+	if (advances(t, &before) && sigqueue(t->pid, CMC_TICK_SIG, v) == 0) {
+		double deadline = eng_now() + timeout_ms / 1000.0;
+		while (advances(t, &now) && now == before && !proc_target_reap(t) && !proc_interrupted &&
+		       eng_now() < deadline)
+			sched_yield();
+	}
+	return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
+}
+
 /*
  * A timeout operation: when the target sleeps in a wait whose timeout the
  * deterministic environment suspended (preload/detwait.c), deliver it and
@@ -724,6 +763,8 @@ enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, u
 {
 	if (op->timeout)
 		return deliver_timeout(t, timeout_ms, elapsed_s);
+	if (op->advance_ms)
+		return deliver_advance(t, op->advance_ms, timeout_ms, elapsed_s);
 	if (!op->eof)
 		return proc_target_step(t, op->bytes, op->len, timeout_ms, elapsed_s);
 	if (!t->input_closed && t->in_fd >= 0) {

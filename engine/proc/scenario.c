@@ -421,21 +421,49 @@ static int add_plugin(struct parse *p, struct tok *t, int n)
 	return 0;
 }
 
+/* A duration: digits and a unit, ms, s, m or h ("500ms", "30s"), as
+ * milliseconds in 1..INT32_MAX; -1 on anything else. */
+static int64_t parse_duration(const char *s)
+{
+	uint64_t v = 0;
+	const char *q = s;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		v = v * 10 + (uint64_t)(*q - '0');
+		if (v > INT32_MAX)
+			return -1;
+	}
+	if (q == s)
+		return -1;
+	uint64_t unit = !strcmp(q, "ms") ? 1 : !strcmp(q, "s") ? 1000 : !strcmp(q, "m") ? 60000
+		      : !strcmp(q, "h") ? 3600000 : 0;
+	if (!unit || v == 0 || v > INT32_MAX / unit)
+		return -1;
+	return (int64_t)(v * unit);
+}
+
 static int add_op(struct parse *p, struct tok *t, int n)
 {
 	struct proc_scenario *sc = p->sc;
-	if (n < 3 || n > 4)
-		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]', 'op LABEL eof' or "
-			    "'op LABEL timeout [once|repeat]'");
+	/* An unquoted advance: the virtual clock moves on by a duration, the
+	 * word after it (so the optional once|repeat comes one word later). */
+	bool advance = n >= 3 && !t[2].quoted && !strcmp(t[2].s, "advance");
+	int64_t adv_ms = 0;
+	int mode = advance ? 4 : 3; /* the index of once|repeat */
+	if (advance && (n < 4 || n > 5 || (adv_ms = parse_duration(t[3].s)) < 0))
+		return perr(p, "expected 'op LABEL advance DURATION [once|repeat]' with DURATION a whole "
+			    "number and ms, s, m or h (\"30s\"), at most 24 days");
+	if (n < 3 || n > mode + 1)
+		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]', 'op LABEL eof', "
+			    "'op LABEL timeout [once|repeat]' or 'op LABEL advance DURATION [once|repeat]'");
 	/* An unquoted eof for the bytes: close the target's input; an
 	 * unquoted timeout: let the target's timed wait expire. */
-	bool eof = !t[2].quoted && !strcmp(t[2].s, "eof");
-	bool timeout = !t[2].quoted && !strcmp(t[2].s, "timeout");
+	bool eof = !advance && !t[2].quoted && !strcmp(t[2].s, "eof");
+	bool timeout = !advance && !t[2].quoted && !strcmp(t[2].s, "timeout");
 	bool once = eof;
-	if (n == 4) {
-		if (!strcmp(t[3].s, "once")) once = true;
-		else if (strcmp(t[3].s, "repeat"))
-			return perr(p, "expected 'once' or 'repeat', got '%s'", t[3].s);
+	if (n == mode + 1) {
+		if (!strcmp(t[mode].s, "once")) once = true;
+		else if (strcmp(t[mode].s, "repeat"))
+			return perr(p, "expected 'once' or 'repeat', got '%s'", t[mode].s);
 		else if (eof)
 			return perr(p, "expected an eof operation without 'repeat' (the input closes once)");
 	}
@@ -450,11 +478,13 @@ static int add_op(struct parse *p, struct tok *t, int n)
 		return perr(p, "expected op bytes, got an empty string");
 	sc->ops = eng_xrealloc(sc->ops, (sc->nops + 1) * sizeof *sc->ops);
 	struct proc_op *op = &sc->ops[sc->nops++];
+	bool sends = !eof && !timeout && !advance;
 	op->label = eng_xstrdup(t[1].s);
 	op->eof = eof;
 	op->timeout = timeout;
-	op->bytes = eof || timeout ? eng_xstrdup("") : eng_xmemdup(t[2].s, t[2].len);
-	op->len = eof || timeout ? 0 : t[2].len;
+	op->advance_ms = (uint32_t)adv_ms;
+	op->bytes = sends ? eng_xmemdup(t[2].s, t[2].len) : eng_xstrdup("");
+	op->len = sends ? t[2].len : 0;
 	op->once = once;
 	return 0;
 }

@@ -31,7 +31,8 @@ static inline bool proc_ident_graph(enum proc_ident id)
 	return id == PROC_ID_GRAPH || id == PROC_ID_GRAPH_BOTH;
 }
 
-/* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof;
+/* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof,
+ * timeout or advance (at most one of the three, advance_ms <= INT32_MAX);
  * label is unique among ops; an eof op is once. */
 struct proc_op {
 	char *label;
@@ -42,6 +43,9 @@ struct proc_op {
 	                       no operation follows it along a trace */
 	bool timeout;       /* sends nothing: the timed wait the target sleeps in
 	                       times out (preload/detwait.c); none: no change */
+	uint32_t advance_ms; /* > 0: sends nothing; the target's virtual clock
+	                       moves on by this much, and a timed wait it
+	                       reaches times out (preload/detwait.c) */
 };
 
 enum proc_prop_kind {

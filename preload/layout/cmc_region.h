@@ -107,7 +107,10 @@ struct cmc_region_hdr {
 	                         sleeps in, which the deterministic environment
 	                         made endless; 0: not in such a wait */
 	uint32_t timeouts;    /* detwait.c: timeouts delivered (CMC_TICK_SIG) */
-	uint64_t reserved[7]; /* zero; room for the pool allocator (unit size, table
+	uint32_t advances;    /* detwait.c: advances of the clock delivered
+	                         (CMC_TICK_SIG with a value: `op LABEL advance`) */
+	uint32_t reserved32;  /* zero */
+	uint64_t reserved[6]; /* zero; room for the pool allocator (unit size, table
 	                         offset, ...) and the snapshot server, taken from
 	                         the front with the version kept at 1 */
 };
@@ -280,7 +283,11 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 /*
  * The signal of an `op LABEL timeout` (kill(2), from cmc only): the wait the
  * header's wait_ms names returns as timed out (0 ready), after the virtual
- * clock advanced by wait_ms; `timeouts` counts each one delivered.
+ * clock advanced by wait_ms; `timeouts` counts each one delivered.  Sent
+ * with sigqueue(3) and a positive value, it is an `op LABEL advance`: the
+ * virtual clock moves on by that many milliseconds, a wait whose deadline
+ * it reaches times out, one it does not goes on waiting for the rest, and
+ * `advances` counts each one taken.
  */
 #define CMC_TICK_SIG 61
 

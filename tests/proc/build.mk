@@ -50,3 +50,8 @@ EXTRA_ALL += $(B)/tests-helpers/quittarget
 $(B)/tests-helpers/quittarget: tests/proc/quittarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A stdin server whose record expires with time, with a sweeping timer (t5395).
+EXTRA_ALL += $(B)/tests-helpers/expirytarget
+$(B)/tests-helpers/expirytarget: tests/proc/expirytarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
