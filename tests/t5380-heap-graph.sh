@@ -77,8 +77,17 @@ ok "list keys 1..5: the same --json twice" diff a.cmp b.cmp
 is "list keys 1..3, raw+heap-graph: 16 explored" "$(distinct pair.json)" 16
 is "... spanning 16 raw" "$(json_get pair.json raw_distinct)" 16
 is "... and 8 heap graphs" "$(json_get pair.json canonical_distinct)" 8
-ok "cmc compare: 16 distinct raw, 8 distinct canonical, merge factor 2.00" \
-	sh -c "'$CMC' compare --db pair.db | grep -q '16 distinct raw, 8 distinct canonical, merge factor 2.00'"
+# ... labelled by what the run counts: heap graphs, not canonical records
+# (the run records its identity in runs.space, identity=raw+heap-graph).
+"$CMC" compare --db pair.db >cmp.out 2>&1
+ok "cmc compare: 16 distinct raw, 8 distinct heap-graph, merge factor 2.00" \
+	grep -q '16 distinct raw, 8 distinct heap-graph, merge factor 2.00' cmp.out
+ok "... each group is a heap graph, none says canonical" \
+	sh -c "grep -q '^heap-graph [0-9a-f]*: 2 raw variants' cmp.out && ! grep -q canonical cmp.out"
+"$CMC" compare --json --db pair.db >cmp.json
+is "cmc compare --json: identity raw+heap-graph" "$(json_get cmp.json identity)" raw+heap-graph
+is "... canon_kind heap-graph" "$(json_get cmp.json canon_kind)" heap-graph
+ok "the run records its identity" sh -c "sqlite3 pair.db 'SELECT space FROM runs' | grep -qx 'identity=raw+heap-graph'"
 check pairr replay --hash raw+heap-graph l3.scn
 json_untimed pair.json >a.cmp
 json_untimed pairr.json >b.cmp

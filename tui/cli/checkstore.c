@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "storeargs.h"
+#include "proc/proc.h"
 #include "engine/util.h"
 
 struct tui_check_store {
 	store *st;
 	int64_t run;
+	eng_frontend *fe;       /* the checked target: its identity is recorded at the end */
 	bool forced;            /* resumed with another state space (--force) */
 };
 
@@ -71,6 +73,19 @@ static bool space_differs(const char *old, const char *now, const char *key, int
 	return true;
 }
 
+/* Does a space text hold an option, not only what the run came to? */
+static bool space_has_options(const char *space)
+{
+	for (const char *p = space; *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n && strncmp(p, "identity=", 9) != 0 && strncmp(p, "forced=", 7) != 0)
+			return true;
+		p = nl ? nl + 1 : p + n;
+	}
+	return false;
+}
+
 /* Compare every key of either space; the number that differ. */
 static int space_compare(const char *old, const char *now, int64_t run)
 {
@@ -85,8 +100,10 @@ static int space_compare(const char *old, const char *now, int64_t run)
 				memcpy(key, p, (size_t)(eq - p));
 				key[eq - p] = 0;
 				size_t dummy;
-				/* each key once: from the old text, or new in this one */
-				if (strcmp(key, "forced") != 0 && (k == 0 || !space_get(old, key, &dummy)))
+				/* each key once: from the old text, or new in this one;
+				 * forced and identity are what a run came to, not options */
+				if (strcmp(key, "forced") != 0 && strcmp(key, "identity") != 0 &&
+				    (k == 0 || !space_get(old, key, &dummy)))
 					bad += space_differs(old, now, key, run);
 			}
 			p = nl ? nl + 1 : p + n;
@@ -133,6 +150,7 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 	}
 	struct tui_check_store *cs = eng_xcalloc(1, sizeof *cs);
 	cs->st = st;
+	cs->fe = fe;
 	if (resume) {
 		int64_t run;
 		store_run info;
@@ -160,6 +178,10 @@ struct tui_check_store *tui_check_store_begin(const char *db, bool no_store, siz
 		 * run and report it complete. */
 		char *old = store_run_space(st, run);
 		size_t dummy;
+		if (old && !space_has_options(old)) {
+			free(old); /* a workbench run: only its identity (tui_run_record_identity) */
+			old = NULL;
+		}
 		if (!old) {
 			fprintf(stderr, "cmc check: --resume %lld: the run does not record its options"
 				" (written by an older cmc): they are not checked\n", (long long)run);
@@ -258,8 +280,78 @@ int tui_check_store_end(struct tui_check_store *cs, const char *status, const en
 		fprintf(stderr, "cmc check: the run could not be stored completely: %s\n",
 			store_error(cs->st));
 		rc = TUI_EXIT_USAGE;
+	} else if (tui_run_record_identity(cs->st, cs->run, cs->fe) < 0) {
+		fprintf(stderr, "cmc check: %s\n", store_error(cs->st));
+		rc = TUI_EXIT_USAGE;
 	}
 	store_close(cs->st);
 	free(cs);
 	return rc;
+}
+
+/* ---- the run's identity ------------------------------------------------ */
+
+/* How a process run's states were told apart, as proc_info() says it
+ * ("merge heap-graph" -> "heap-graph"); NULL for a model or a target that
+ * never ran. */
+static const char *fe_identity(eng_frontend *fe)
+{
+	if (!fe || strcmp(fe->ops->kind, "process") != 0)
+		return NULL;
+	const char *info = proc_info(fe);
+	return info && strncmp(info, "merge ", 6) == 0 ? info + 6 : NULL;
+}
+
+/*
+ * runs.space gets the line identity=MODE once the run has ended (the
+ * identity is resolved only when the target first ran: a fallback from
+ * canonical to raw is known then), replacing one a resumed run had.  The
+ * store has no column for it; space is the run's resolved settings, and
+ * --resume ignores this key (it follows from source and set:hash).
+ */
+int tui_run_record_identity(store *st, int64_t run, eng_frontend *fe)
+{
+	const char *id = fe_identity(fe);
+	if (!id || run <= 0)
+		return 0;
+	char *old = store_run_space(st, run);
+	size_t n = (old ? strlen(old) : 0) + strlen(id) + 16;
+	char *sp = eng_xmalloc(n), *q = sp;
+	for (const char *p = old; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		if (len && strncmp(p, "identity=", 9) != 0) {
+			memcpy(q, p, len);
+			q += len;
+			*q++ = '\n';
+		}
+		p = nl ? nl + 1 : p + len;
+	}
+	sprintf(q, "identity=%s", id);
+	int rc = store_run_set_space(st, run, sp);
+	free(sp);
+	free(old);
+	return rc;
+}
+
+const char *tui_run_identity(store *st, int64_t run, char *buf, size_t len)
+{
+	char *sp = store_run_space(st, run);
+	size_t n = 0;
+	const char *v = space_get(sp, "identity", &n);
+	if (!v)
+		v = space_get(sp, "set:hash", &n); /* a run stored before identity= */
+	const char *r = NULL;
+	if (v && n < len) {
+		memcpy(buf, v, n);
+		buf[n] = 0;
+		r = buf;
+	}
+	free(sp);
+	return r;
+}
+
+const char *tui_identity_canon(const char *identity)
+{
+	return identity && strstr(identity, "heap-graph") ? "heap-graph" : "canonical";
 }

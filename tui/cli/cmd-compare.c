@@ -45,13 +45,22 @@ static void trace_inline(FILE *out, const store_trace *t)
 	}
 }
 
-static int compare_groups_json(store *st, int64_t run, const store_compare *c)
+/* idn: the run's identity (tui_run_identity), NULL when unknown; kind:
+ * what its canonical side counts, "canonical" or "heap-graph". */
+static int compare_groups_json(store *st, int64_t run, const store_compare *c, const char *idn,
+			       const char *kind)
 {
 	char buf[33];
 	struct tui_json j;
 	tui_json_begin(&j, stdout);
 	tui_json_object(&j);
 	tui_json_i64(tui_json_key(&j, "run"), run);
+	tui_json_key(&j, "identity");
+	if (idn)
+		tui_json_string(&j, idn);
+	else
+		tui_json_null(&j);
+	tui_json_string(tui_json_key(&j, "canon_kind"), kind);
 	tui_json_u64(tui_json_key(&j, "states"), c->states);
 	tui_json_u64(tui_json_key(&j, "raw_distinct"), c->raw_distinct);
 	tui_json_u64(tui_json_key(&j, "canon_distinct"), c->canon_distinct);
@@ -100,22 +109,24 @@ static int compare_groups(store *st, int64_t run, bool json)
 		fprintf(stderr, "cmc compare: %s\n", store_error(st));
 		return TUI_EXIT_USAGE;
 	}
+	char ib[64];
+	const char *idn = tui_run_identity(st, run, ib, sizeof ib), *kind = tui_identity_canon(idn);
 	if (json) {
-		compare_groups_json(st, run, &c);
+		compare_groups_json(st, run, &c, idn, kind);
 		store_compare_clear(&c);
 		return 0;
 	}
 	char buf[33];
-	printf("run %lld: %llu state%s, %llu distinct raw, %llu distinct canonical,"
+	printf("run %lld: %llu state%s, %llu distinct raw, %llu distinct %s,"
 	       " merge factor %.2f\n",
 	       (long long)run, (unsigned long long)c.states, tui_s(c.states),
-	       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct,
+	       (unsigned long long)c.raw_distinct, (unsigned long long)c.canon_distinct, kind,
 	       c.merge_factor);
 	for (size_t g = 0; g < c.n_groups; g++) {
 		store_canon_group *grp = &c.groups[g];
 		store_state rep;
 		bool have = store_state_get(st, run, grp->states[0], &rep) == 0;
-		printf("\ncanonical %s: %zu raw variant%s", eng_fp_hex(grp->canon, buf),
+		printf("\n%s %s: %zu raw variant%s", kind, eng_fp_hex(grp->canon, buf),
 		       grp->n_raw, grp->n_raw == 1 ? "" : "s");
 		if (have && !eng_fp_zero(rep.canon_blob)) {
 			fputs(", record ", stdout);

@@ -282,11 +282,12 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
  * something: with canonical fingerprints (merged by them, or by both), or
  * when states with one raw fingerprint were told apart by something else
  * (the once operations already applied, how the target ended). */
-static void print_span(const eng_stats *st, FILE *out)
+static void print_span(const eng_stats *st, const char *note, FILE *out)
 {
 	if (st->canon_distinct)
-		fprintf(out, "; spanning %llu raw and %llu canonical fingerprints",
-			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct);
+		fprintf(out, "; spanning %llu raw and %llu %s fingerprints",
+			(unsigned long long)st->raw_distinct, (unsigned long long)st->canon_distinct,
+			note && strstr(note, "heap-graph") ? "heap-graph" : "canonical");
 	else if (st->raw_distinct && st->raw_distinct != st->distinct)
 		fprintf(out, "; %llu distinct heap%s (raw fingerprints): states with one heap differ "
 			"by the once operations already applied or by how the target ended",
@@ -339,7 +340,7 @@ void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool
 	fprintf(out, "%llu distinct state%s, %llu generated, depth %u",
 		(unsigned long long)st->distinct, tui_s(st->distinct),
 		(unsigned long long)st->generated, st->depth);
-	print_span(st, out);
+	print_span(st, note, out);
 	fprintf(out, "\n%.3f s, %.0f states/s, %.0f transitions/s, ", st->elapsed_s,
 		st->states_per_s, st->transitions_per_s);
 	print_set_bytes(st, out);

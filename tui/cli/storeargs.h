@@ -67,4 +67,18 @@ int64_t tui_check_store_run(const struct tui_check_store *cs);
  * TUI_EXIT_USAGE when the store failed (printed).  Frees cs. */
 int tui_check_store_end(struct tui_check_store *cs, const char *status, const eng_stats *st);
 
+/*
+ * A run's identity (checkstore.c): how its states were told apart, "raw",
+ * "canonical", "raw+canonical", "heap-graph" or "raw+heap-graph".  Recorded
+ * once the run has ended, as the line identity=MODE of runs.space (the
+ * store has no column for it; --resume ignores the key): record() does
+ * nothing for a model or a target that never ran, and returns -1 when the
+ * store failed.  tui_run_identity() reads it into buf (for runs stored
+ * before: their --hash), or NULL when unknown.  tui_identity_canon() is
+ * what the identity's canonical side counts: "heap-graph" or "canonical".
+ */
+int tui_run_record_identity(store *st, int64_t run, eng_frontend *fe);
+const char *tui_run_identity(store *st, int64_t run, char *buf, size_t len);
+const char *tui_identity_canon(const char *identity);
+
 #endif

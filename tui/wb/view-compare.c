@@ -9,6 +9,8 @@
 
 #include "engine/util.h"
 #include "cli/cmd.h"
+#include "cli/storeargs.h"
+#include "proc/proc.h"
 #include "wb.h"
 
 #define CMP_MAX_ROWS 100000
@@ -29,6 +31,7 @@ static struct {
 	int64_t run;          /* the run compared */
 	uint64_t states;      /* wb.n_states when it was asked for */
 	bool asked;           /* a WB_J_COMPARE is under way */
+	const char *kind;     /* what the canonical side counts: "canonical" or "heap-graph" */
 } V = {.mark = {ENG_NO_STATE, ENG_NO_STATE}};
 
 /* The comparison reads the whole run, so the worker computes it (see
@@ -55,6 +58,11 @@ static void compare_load(struct wb *wb)
 	}
 	V.asked = false;
 	V.run = wb->run;
+	/* The live run records its identity only when it ends: ask the engine. */
+	const char *info = wb->live && wb->run == wb->run_live && wb->fe &&
+				   strcmp(wb->fe->ops->kind, "process") == 0 ? proc_info(wb->fe) : NULL;
+	char ib[64];
+	V.kind = tui_identity_canon(info ? info : tui_run_identity(wb->st, wb->run, ib, sizeof ib));
 	if (V.have)
 		store_compare_clear(&V.c);
 	V.c = *c;
@@ -84,9 +92,9 @@ static void compare_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 				: "cannot compare this run");
 		return;
 	}
-	wb_row(w, 0, cols, A_BOLD, "%llu states: %llu distinct raw, %llu distinct canonical (merge x%.2f)",
+	wb_row(w, 0, cols, A_BOLD, "%llu states: %llu distinct raw, %llu distinct %s (merge x%.2f)",
 	       (unsigned long long)V.c.states, (unsigned long long)V.c.raw_distinct,
-	       (unsigned long long)V.c.canon_distinct, V.c.merge_factor);
+	       (unsigned long long)V.c.canon_distinct, V.kind, V.c.merge_factor);
 	char ma[16] = "-", mb[16] = "-";
 	if (V.mark[0] != ENG_NO_STATE)
 		snprintf(ma, sizeof ma, "%u", V.mark[0]);
@@ -101,8 +109,8 @@ static void compare_draw(struct wb *wb, WINDOW *w, int rows, int cols)
 		char fp[16];
 		int attr = i == V.l.cur ? (int)A_REVERSE : (int)A_NORMAL;
 		if (r->variant == SIZE_MAX) {
-			wb_row(w, (int)y, cols, attr | (int)A_BOLD, "canonical %s  %zu state%s, %zu raw variant%s",
-			       wb_fp_short(g->canon, fp), g->n_states, tui_s(g->n_states), g->n_raw,
+			wb_row(w, (int)y, cols, attr | (int)A_BOLD, "%s %s  %zu state%s, %zu raw variant%s",
+			       V.kind, wb_fp_short(g->canon, fp), g->n_states, tui_s(g->n_states), g->n_raw,
 			       tui_s(g->n_raw));
 		} else {
 			uint32_t s = g->states[r->variant];

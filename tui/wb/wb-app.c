@@ -11,6 +11,7 @@
 
 #include "engine/check.h"
 #include "cli/cmd.h"
+#include "cli/storeargs.h"
 #include "proc/proc.h"
 #include "engine/util.h"
 #include "wb.h"
@@ -184,7 +185,8 @@ int wb_session_new_run(struct wb *wb, eng_order order, const char *note, char *e
 {
 	eng_search *old = wb->search;
 	const eng_stats *t = eng_search_stats(old);
-	if (store_run_end(wb->wst, end_status(t), t) < 0) {
+	if (store_run_end(wb->wst, end_status(t), t) < 0 ||
+	    tui_run_record_identity(wb->wst, wb->run_live, wb->fe) < 0) {
 		snprintf(err, errlen, "%s", store_error(wb->wst));
 		return -1;
 	}
@@ -362,7 +364,8 @@ void wb_session_close(struct wb *wb)
 	if (wb->live && wb->wst) {
 		/* The worker is gone: the engine and the writer are ours. */
 		const eng_stats *t = eng_search_stats(wb->search);
-		if (store_run_end(wb->wst, end_status(t), t) < 0)
+		if (store_run_end(wb->wst, end_status(t), t) < 0 ||
+		    tui_run_record_identity(wb->wst, wb->run_live, wb->fe) < 0)
 			fprintf(stderr, "cmc tui: storing the run in %s failed: %s\n", wb->db_path,
 				store_error(wb->wst));
 		store_close(wb->wst);
