@@ -90,6 +90,12 @@ row() { # NAME SCN PROTO-US
 	awk -v n="$1" -v tr="$tr" -v r="$r" -v f="$f" -v j="$j" -v l="$limit" -v p="$3" 'BEGIN {
 		printf "%-14s %6s %10.0f %10.0f %10.0f %11.1fx %10.2fx %10.2fx %10.2fx\n", n, tr, r, f, j,
 			(r > 0 ? f / r : 0), (f > 0 ? j / f : 0), (l > 0 ? f / l : 0), (p > 0 ? f * p / 1e6 : 0)
+		# the goals: a fork transition at most 1.3x the protocol floor
+		# (its cost over that of the floor: 1e6 / f against p), --jobs 2 at
+		# least 1.4x --jobs 1
+		c = (f > 0 && p > 0) ? 1e6 / f / p : 0
+		printf "%-14s goals: fork transition / protocol floor %.2fx (at most 1.3): %s; --jobs 2 / --jobs 1 %.2fx (at least 1.4): %s\n",
+			"", c, (c > 0 && c <= 1.3 ? "met" : "not met"), (f > 0 ? j / f : 0), (f > 0 && j / f >= 1.4 ? "met" : "not met")
 	}'
 }
 for d in 3 6 9; do

@@ -72,7 +72,7 @@ measure() {
 	opts="$*"
 	echo "model bench-counters --max-states $N${opts:+ $opts} ($distinct states, best of $R)"
 	awk -v on="$on_sps" -v off="$off_sps" -v s="$sfx" 'BEGIN {
-		printf "states_per_s_store_on%s %.0f\nstates_per_s_store_off%s %.0f\nratio_states_per_s%s %.2f\n", s, on, s, off, s, on / off }'
+		printf "states_per_s_store_on%s %.0f\nstates_per_s_store_off%s %.0f\nratio_states_per_s%s %.2f (goal: at least 0.85): %s\n", s, on, s, off, s, on / off, (on / off >= 0.85 ? "met" : "not met") }'
 	awk -v on="$on_wall" -v off="$off_wall" -v s="$sfx" 'BEGIN {
 		printf "wall_s_store_on%s %.2f\nwall_s_store_off%s %.2f\nratio_wall%s %.2f\n", s, on, s, off, s, off / on }'
 	[ -n "$TIME" ] && awk -v on="$on_cpu" -v off="$off_cpu" -v s="$sfx" 'BEGIN {
