@@ -88,6 +88,38 @@ ok "... each group is a heap graph, none says canonical" \
 is "cmc compare --json: identity raw+heap-graph" "$(json_get cmp.json identity)" raw+heap-graph
 is "... canon_kind heap-graph" "$(json_get cmp.json canon_kind)" heap-graph
 ok "the run records its identity" sh -c "sqlite3 pair.db 'SELECT space FROM runs' | grep -qx 'identity=raw+heap-graph'"
+
+# -- the heap graph of one state, beside raw (hgtable.c: by replay) ----------
+# Keys 1..3 in any order: root 1 (.bss, the list head) points at block 1,
+# block k at block k + 1 (its next, at offset 8), block 3's next is NULL:
+# three 16-byte nodes (int key, padding, pointer), each reached once.
+hg_rows() { # DB STATE: the table without addresses, one line a block
+	"$CMC" compare --json --db "$1" --heap-graph "$2" 2>/dev/null |
+		sed -n 's/.*{"block": \([0-9]*\), "size": \([0-9]*\), "addr": [0-9]*, "out": \(\[[^]]*\]\)}.*/\1 \2 \3/p'
+}
+deep=$(sqlite3 pair.db "SELECT id FROM states WHERE run = 1 ORDER BY depth DESC, id")
+last=$(echo "$deep" | head -n 1)
+hg_rows pair.db "$last" >rows.out
+is "compare --heap-graph: three blocks reached" "$(wc -l <rows.out | tr -d ' ')" 3
+ok "... each 16 bytes, blocks 1 and 2 pointing at the next one's start, block 3 at nothing" \
+	sh -c "grep -qx '1 16 \[{\"off\": 8, \"block\": 2, \"offset\": 0}\]' rows.out &&
+	       grep -qx '2 16 \[{\"off\": 8, \"block\": 3, \"offset\": 0}\]' rows.out &&
+	       grep -qx '3 16 \[\]' rows.out"
+"$CMC" compare --db pair.db --heap-graph "$last" >hg.txt 2>&1
+ok "... as text: 3 blocks reached of 3 live, 3 pointers, a root pointing at block 1" \
+	sh -c "grep -q '3 blocks reached of 3 live, 3 pointers' hg.txt && grep -q '^root 1 .*+[0-9]*:(1, 0)\$' hg.txt"
+same=0
+for id in $(sqlite3 pair.db "SELECT id FROM states WHERE run = 1 AND depth = (SELECT max(depth) FROM states WHERE run = 1)"); do
+	hg_rows pair.db "$id" | cmp -s - rows.out && same=$((same + 1))
+done
+is "all 6 insert orders of 1, 2, 3 have that one table" "$same" 6
+"$CMC" check --jobs 1 --db raw.db --exec fork --hash raw l3.scn >/dev/null 2>&1
+rawlast=$(sqlite3 raw.db "SELECT id FROM states WHERE run = 1 ORDER BY depth DESC, id LIMIT 1")
+hg_rows raw.db "$rawlast" >rawrows.out
+ok "a run hashed raw: the table is computed all the same" cmp -s rawrows.out rows.out
+"$CMC" compare --db pair.db --heap-graph 9999 >nostate.out 2>&1
+is "--heap-graph on no such state: exit 2" "$?" 2
+
 check pairr replay --hash raw+heap-graph l3.scn
 json_untimed pair.json >a.cmp
 json_untimed pairr.json >b.cmp

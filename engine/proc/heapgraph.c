@@ -28,6 +28,7 @@
 
 #include "layout/pool.h"
 #include "heapgraph.h"
+#include "proc.h"
 #include "util.h"
 
 /* One live block, by its address in the target. */
@@ -57,6 +58,30 @@ struct proc_hg {
 	size_t pcap;
 	bool over;              /* a bound was passed while indexing */
 };
+
+/* proc_hg_record(): where walks write their graph, or NULL (the usual:
+ * searches record nothing).  One thread at a time walks while it is set
+ * (a replay of one trace), so the pointer and the table need no lock. */
+static proc_hg_table *rec;
+
+void proc_hg_record(proc_hg_table *t) { rec = t; }
+
+void proc_hg_table_clear(proc_hg_table *t)
+{
+	free(t->roots);
+	free(t->blocks);
+	free(t->edges);
+	memset(t, 0, sizeof *t);
+}
+
+static void rec_edge(uint32_t from, uint32_t root, uint64_t off, uint32_t to, uint64_t to_off)
+{
+	if (rec->n_edges == rec->edge_cap) {
+		rec->edge_cap = rec->edge_cap ? 2 * rec->edge_cap : 64;
+		rec->edges = eng_xrealloc(rec->edges, rec->edge_cap * sizeof *rec->edges);
+	}
+	rec->edges[rec->n_edges++] = (proc_hg_edge){from, root, off, to, to_off};
+}
 
 static _Atomic uint64_t tot_walks, tot_over, tot_live, tot_reached, tot_pointers, tot_words,
 	tot_bytes, tot_ns;
@@ -173,8 +198,8 @@ static void *room(void *p, size_t *cap, size_t want, size_t elem)
  * the list, go into the hash.  The list is what tells a pointer from an
  * integer that equals a block number.
  */
-static void hash_region(struct proc_hg *g, XXH3_state_t *st, uint64_t tag, uint64_t addr,
-			uint64_t len, struct proc_hg_stats *s)
+static void hash_region(struct proc_hg *g, XXH3_state_t *st, uint64_t tag, uint32_t src,
+			uint64_t addr, uint64_t len, struct proc_hg_stats *s)
 {
 	size_t np = 0;
 	uint64_t lo = g->n ? g->b[0].addr : 1, hi = g->n ? g->b[g->n - 1].addr + g->b[g->n - 1].len : 0;
@@ -193,6 +218,8 @@ static void hash_region(struct proc_hg *g, XXH3_state_t *st, uint64_t tag, uint6
 			b->num = (uint32_t)g->nq;
 		}
 		uint64_t num = b->num;
+		if (rec) /* src: a root's index (tag 1) or a block's number */
+			rec_edge(tag == 1 ? 0 : src, tag == 1 ? src : 0, off, b->num, v - b->addr);
 		memcpy(g->buf + off, &num, 8);
 		g->ptrs = room(g->ptrs, &g->pcap, 2 * np + 2, sizeof *g->ptrs);
 		g->ptrs[2 * np] = off;
@@ -230,6 +257,10 @@ static int fail(struct proc_obs *obs, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(obs->hg_msg, sizeof obs->hg_msg, fmt, ap);
 	va_end(ap);
+	if (rec) {
+		rec->have = false;
+		snprintf(rec->why, sizeof rec->why, "%s", obs->hg_msg);
+	}
 	atomic_fetch_add(&tot_walks, 1);
 	atomic_fetch_add(&tot_over, 1);
 	return -1;
@@ -288,6 +319,12 @@ static int walk(struct proc_target *t, const struct proc_image *img,
 			    (unsigned long long)PROC_HG_MAX_BLOCKS);
 	g->order = room(g->order, &g->ocap, g->n + 1, sizeof *g->order);
 
+	if (rec) {
+		rec->have = false;
+		rec->n_roots = rec->n_blocks = rec->n_edges = 0;
+		rec->live = g->n;
+		rec->roots = eng_xrealloc(rec->roots, (img->nroots + 1) * sizeof *rec->roots);
+	}
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
 	uint64_t roots = 0;
@@ -302,7 +339,9 @@ static int walk(struct proc_target *t, const struct proc_image *img,
 		if (read_mem(t->mem_fd, g->buf, a, r->len) < 0)
 			return fail(obs, "heap-graph: a root at 0x%llx is unreadable",
 				    (unsigned long long)a);
-		hash_region(g, &st, 1, a, r->len, &s);
+		if (rec)
+			rec->roots[rec->n_roots++] = (proc_hg_region){a, r->len};
+		hash_region(g, &st, 1, (uint32_t)i, a, r->len, &s);
 	}
 	/* Breadth first: the queue grows as hash_region() numbers blocks. */
 	uint64_t wlo = h->base + h->data_off;
@@ -311,7 +350,15 @@ static int walk(struct proc_target *t, const struct proc_image *img,
 		/* inside the window: index_chunk() took only chunks within it */
 		g->buf = room(g->buf, &g->bufcap, (size_t)b->len + 8, 1);
 		memcpy(g->buf, win + (b->addr - wlo), (size_t)b->len);
-		hash_region(g, &st, 2, b->addr, b->len, &s);
+		hash_region(g, &st, 2, (uint32_t)(k + 1), b->addr, b->len, &s);
+	}
+	if (rec) {
+		rec->blocks = eng_xrealloc(rec->blocks, (g->nq + 1) * sizeof *rec->blocks);
+		for (size_t k = 0; k < g->nq; k++)
+			rec->blocks[k] = (proc_hg_region){g->b[g->order[k]].addr, g->b[g->order[k]].len};
+		rec->n_blocks = g->nq;
+		rec->have = true;
+		rec->why[0] = 0;
 	}
 	XXH128_hash_t d = XXH3_128bits_digest(&st);
 	obs->e.canon = (eng_fp){d.high64, d.low64};

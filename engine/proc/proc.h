@@ -79,4 +79,40 @@ void proc_signals_open(void (*user)(int sig));
 /* Read and dispatch every pending one now (proc_signal_take() does). */
 void proc_signals_drain(void);
 
+/*
+ * The heap graph of one state as `hash heap-graph` walks it
+ * (heapgraph.c; share/scenario.md "Heap-graph hashing"), for pictures and
+ * tables: while proc_hg_record(t) is set, every walk overwrites *t, so
+ * after replaying a trace t holds its last state's graph.  Set it only
+ * while one thread drives the frontend (a replay), and NULL it after.
+ * Blocks are numbered from 1 in walk order: blocks[k] is block k + 1.
+ * Edges are the words taken as pointers, in walk order (roots first, then
+ * blocks, words in address order).  have is false when the last walk made
+ * no form (why says why) or none ran.
+ */
+typedef struct proc_hg_region {
+	uint64_t addr;              /* in the target */
+	uint64_t len;               /* bytes (a block's requested size) */
+} proc_hg_region;
+typedef struct proc_hg_edge {
+	uint32_t from;              /* block number; 0: a root */
+	uint32_t root;              /* from == 0: index into roots */
+	uint64_t off;               /* the pointer word's offset in its block or root */
+	uint32_t to;                /* the block pointed at */
+	uint64_t to_off;            /* the offset into it pointed at */
+} proc_hg_edge;
+typedef struct proc_hg_table {
+	bool have;
+	char why[200];
+	uint64_t live;              /* live blocks in the pool (reached or not) */
+	proc_hg_region *roots;
+	size_t n_roots;
+	proc_hg_region *blocks;     /* the reached blocks */
+	size_t n_blocks;
+	proc_hg_edge *edges;
+	size_t n_edges, edge_cap;
+} proc_hg_table;
+void proc_hg_record(proc_hg_table *t);
+void proc_hg_table_clear(proc_hg_table *t);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include "hgtable.h"
 #include "storeargs.h"
 #include "engine/util.h"
 
@@ -20,7 +21,12 @@ static const struct tui_option compare_options[] = {
 	TUI_OPT_BOOL(0, "json", struct tui_store_opts, json, "one JSON object"),
 	{.type = TUI_OPT_BOOL_, .long_name = "bytes", .off = offsetof(struct tui_store_opts, bytes), .seen = -1,
 	 .left = "--bytes A B", .help = "hex listing of where states A and B's raw snapshots differ"},
-	TUI_OPT_STRING(0, "run", struct tui_store_opts, run, "R", "the run for --bytes (default: the latest)"),
+	{.type = TUI_OPT_BOOL_, .long_name = "heap-graph", .off = offsetof(struct tui_store_opts, heap_graph),
+	 .seen = -1, .left = "--heap-graph STATE",
+	 .help = "STATE's heap graph beside raw: block, size, pointers out as (block, offset);\n"
+		 "its trace is replayed on the run's scenario and the live heap walked"},
+	TUI_OPT_STRING(0, "run", struct tui_store_opts, run, "R",
+		       "the run for --bytes or --heap-graph (default: the latest)"),
 	TUI_OPT_END(),
 };
 
@@ -262,6 +268,117 @@ static int compare_bytes(store *st, int64_t run, int64_t a, int64_t b, bool json
 	return 0;
 }
 
+/* One region's pointers out, "(block, offset)" each; "-" for none. */
+static void out_text(const proc_hg_table *t, uint32_t num, uint32_t root)
+{
+	size_t f, n = tui_hg_out(t, num, root, &f);
+	if (!n)
+		fputs("-", stdout);
+	for (size_t i = 0; i < n; i++) {
+		const proc_hg_edge *e = &t->edges[f + i];
+		printf("%s+%llu:(%u, %llu)", i ? " " : "", (unsigned long long)e->off, e->to,
+		       (unsigned long long)e->to_off);
+	}
+}
+
+static void out_json(struct tui_json *j, const proc_hg_table *t, uint32_t num, uint32_t root)
+{
+	size_t f, n = tui_hg_out(t, num, root, &f);
+	tui_json_array(tui_json_key(j, "out"));
+	for (size_t i = 0; i < n; i++) {
+		const proc_hg_edge *e = &t->edges[f + i];
+		tui_json_object(j);
+		tui_json_u64(tui_json_key(j, "off"), e->off);
+		tui_json_u64(tui_json_key(j, "block"), e->to);
+		tui_json_u64(tui_json_key(j, "offset"), e->to_off);
+		tui_json_end(j);
+	}
+	tui_json_end(j);
+}
+
+/* --heap-graph STATE: the state's raw fingerprint beside its heap graph,
+ * one row a reached block in walk order (hgtable.h: computed by replay). */
+static int compare_heap_graph(store *st, int64_t run, int64_t id, bool json)
+{
+	store_state s;
+	if (id >= ENG_NO_STATE || store_state_get(st, run, (uint32_t)id, &s) != 0) {
+		fprintf(stderr, "cmc compare: run %lld has no state %lld\n", (long long)run,
+			(long long)id);
+		return TUI_EXIT_USAGE;
+	}
+	eng_fp raw = s.raw_fp;
+	store_state_clear(&s);
+	proc_hg_table t;
+	store_trace tr;
+	char err[1200], buf[33];
+	if (tui_hg_replay(st, run, (uint32_t)id, &t, &tr, err, sizeof err) < 0) {
+		fprintf(stderr, "cmc compare: --heap-graph: %s\n", err);
+		proc_hg_table_clear(&t);
+		store_trace_clear(&tr);
+		return TUI_EXIT_USAGE;
+	}
+	if (json) {
+		struct tui_json j;
+		tui_json_begin(&j, stdout);
+		tui_json_object(&j);
+		tui_json_i64(tui_json_key(&j, "run"), run);
+		tui_json_i64(tui_json_key(&j, "state"), id);
+		tui_json_string(tui_json_key(&j, "raw"), eng_fp_hex(raw, buf));
+		tui_json_key(&j, "trace");
+		trace_inline_json(&j, &tr);
+		tui_json_u64(tui_json_key(&j, "live"), t.live);
+		tui_json_array_lines(tui_json_key(&j, "roots"));
+		for (size_t r = 0; r < t.n_roots; r++) {
+			tui_json_object(&j);
+			tui_json_u64(tui_json_key(&j, "root"), r + 1);
+			tui_json_u64(tui_json_key(&j, "addr"), t.roots[r].addr);
+			tui_json_u64(tui_json_key(&j, "size"), t.roots[r].len);
+			out_json(&j, &t, 0, (uint32_t)r);
+			tui_json_end(&j);
+		}
+		tui_json_end(&j);
+		tui_json_array_lines(tui_json_key(&j, "blocks"));
+		for (size_t k = 0; k < t.n_blocks; k++) {
+			tui_json_object(&j);
+			tui_json_u64(tui_json_key(&j, "block"), k + 1);
+			tui_json_u64(tui_json_key(&j, "size"), t.blocks[k].len);
+			tui_json_u64(tui_json_key(&j, "addr"), t.blocks[k].addr);
+			out_json(&j, &t, (uint32_t)(k + 1), 0);
+			tui_json_end(&j);
+		}
+		tui_json_end(&j);
+		tui_json_end(&j);
+		tui_json_finish(&j);
+	} else {
+		printf("run %lld, state %lld: raw %s; trace ", (long long)run, (long long)id,
+		       eng_fp_hex(raw, buf));
+		trace_inline(stdout, &tr);
+		printf("\nheap graph (replayed): %zu block%s reached of %llu live, %zu pointer%s\n",
+		       t.n_blocks, tui_s(t.n_blocks), (unsigned long long)t.live, t.n_edges,
+		       tui_s(t.n_edges));
+		printf("%-7s %-18s %10s  %s\n", "block", "address", "size",
+		       "pointers out: +offset:(block, offset)");
+		for (size_t r = 0; r < t.n_roots; r++) {
+			size_t f;
+			if (!tui_hg_out(&t, 0, (uint32_t)r, &f))
+				continue; /* a root pointing at nothing says nothing */
+			printf("root %-2zu 0x%-16llx %10llu  ", r + 1, (unsigned long long)t.roots[r].addr,
+			       (unsigned long long)t.roots[r].len);
+			out_text(&t, 0, (uint32_t)r);
+			putchar('\n');
+		}
+		for (size_t k = 0; k < t.n_blocks; k++) {
+			printf("%-7zu 0x%-16llx %10llu  ", k + 1, (unsigned long long)t.blocks[k].addr,
+			       (unsigned long long)t.blocks[k].len);
+			out_text(&t, (uint32_t)(k + 1), 0);
+			putchar('\n');
+		}
+	}
+	proc_hg_table_clear(&t);
+	store_trace_clear(&tr);
+	return 0;
+}
+
 static int compare_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
@@ -269,9 +386,14 @@ static int compare_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	const char *runarg = so.run;
-	bool json = so.json, bytes = so.bytes;
+	bool json = so.json, bytes = so.bytes, hg = so.heap_graph;
 	int64_t a = 0, b = 0;
-	if (bytes) {
+	if (bytes && hg)
+		return tui_usage_error(&tui_cmd_compare, "--bytes or --heap-graph, not both");
+	if (hg) {
+		if (argc - optind != 1 || !tui_parse_id(argv[optind], &a))
+			return tui_usage_error(&tui_cmd_compare, "--heap-graph takes one state id");
+	} else if (bytes) {
 		if (argc - optind != 2 || !tui_parse_id(argv[optind], &a) ||
 		    !tui_parse_id(argv[optind + 1], &b))
 			return tui_usage_error(&tui_cmd_compare, "--bytes takes two state ids");
@@ -288,14 +410,15 @@ static int compare_exec(int argc, char **argv)
 	int64_t run;
 	int rc = tui_store_run(&tui_cmd_compare, st, runarg, &run);
 	if (rc == 0)
-		rc = bytes ? compare_bytes(st, run, a, b, json) : compare_groups(st, run, json);
+		rc = hg ? compare_heap_graph(st, run, a, json)
+		     : bytes ? compare_bytes(st, run, a, b, json) : compare_groups(st, run, json);
 	store_close(st);
 	return rc;
 }
 
 const struct tui_cmd tui_cmd_compare = {
 	.name = "compare",
-	.usage = "compare [--db FILE] [--json] [RUN | [--run R] --bytes A B]",
+	.usage = "compare [--db FILE] [--json] [RUN | [--run R] --bytes A B | [--run R] --heap-graph STATE]",
 	.summary = "raw against canonical: counts, merge factor, variants, byte differences",
 	.options = compare_options,
 	.exec = compare_exec,
