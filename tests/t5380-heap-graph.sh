@@ -119,6 +119,28 @@ hg_rows raw.db "$rawlast" >rawrows.out
 ok "a run hashed raw: the table is computed all the same" cmp -s rawrows.out rows.out
 "$CMC" compare --db pair.db --heap-graph 9999 >nostate.out 2>&1
 is "--heap-graph on no such state: exit 2" "$?" 2
+# The picture: one node per reached block, one edge per pointer, the
+# roots in a cluster; the trace in the caption escaped.
+"$CMC" graph --db pair.db --heap "$last" -o hg.dot >hgdot.out 2>&1
+is "cmc graph --heap: exit 0" "$?" 0
+is "... one node per block" "$(grep -cE '^[[:space:]]*b[0-9]+[[:space:]]+\[' hg.dot)" 3
+is "... one edge per pointer" "$(grep -c -- ' -> ' hg.dot)" 3
+ok "... root 1 in the roots' cluster, pointing at block 1" \
+	sh -c "grep -q 'subgraph cluster_roots' hg.dot && grep -q 'r1 -> b1' hg.dot"
+ok "... blocks labelled with number and size, edges with offsets" \
+	sh -c "grep -q 'label=\"2\\\\n16 B\"' hg.dot && grep -q 'b2 -> b3.*label=\"+8 → +0\"' hg.dot"
+"$CMC" graph --db pair.db --heap "$last" -o hg.svg >/dev/null 2>&1
+is "... as SVG: 4 nodes (3 blocks, 1 root)" "$(grep -c 'class="node"' hg.svg)" 4
+is "... and 3 edges" "$(grep -c 'class="edge"' hg.svg)" 3
+"$CMC" graph --db pair.db --heap "$last" --budget 2 -o cut.dot >cut.out 2>&1
+is "--budget 2: two blocks drawn" "$(grep -cE '^[[:space:]]*b[0-9]+[[:space:]]+\[' cut.dot)" 2
+ok "... and it says so" sh -c "grep -q 'the first 2 of 3 blocks drawn' cut.out && grep -q 'cut: the first 2 blocks drawn; 1 more' cut.dot"
+sed 's/op "INS 1"/op "<b>\&INS 1"/' l3.scn >esc.scn
+"$CMC" check --jobs 1 --db esc.db --exec fork --hash heap-graph esc.scn >/dev/null 2>&1
+escid=$(sqlite3 esc.db "SELECT id FROM states WHERE run = 1 ORDER BY depth DESC, id LIMIT 1")
+"$CMC" graph --db esc.db --heap "$escid" -o esc.dot >/dev/null 2>&1
+ok "an operation label in the caption is escaped (&lt;b&gt;&amp;INS 1)" \
+	sh -c "grep -q '&lt;b&gt;&amp;INS 1' esc.dot && ! grep -q '<b>&INS' esc.dot"
 
 check pairr replay --hash raw+heap-graph l3.scn
 json_untimed pair.json >a.cmp

@@ -140,4 +140,42 @@ void viz_heap_clear(viz_heap *h);
 /* Draw it into `path`. */
 int viz_heap_render(viz *v, const viz_heap *h, const char *path, char *err, size_t errlen);
 
+/* ---- the heap graph of one state (hgraph.c) ----------------------------- */
+
+/*
+ * The object graph `hash heap-graph` walks (share/scenario.md "Heap-graph
+ * hashing"), as the caller found it (tui/cli/hgtable.c replays the state):
+ * block k + 1 is blocks[k], in walk order; an edge is one word taken as a
+ * pointer, from a root (from 0, root its index) or a block, to an offset
+ * in a block.  Drawn as nodes "bN" (number and size), the roots that point
+ * at something as nodes "rN" in the cluster "cluster_roots", and one edge
+ * per pointer labelled with the word's offset and the offset it points
+ * at.  At most `cap` blocks are drawn (0: VIZ_DEFAULT_BUDGET), the first
+ * in walk order; pointers to the rest are left out and the caption says
+ * how many.  caption is plain text (a trace of target labels: escaped).
+ */
+typedef struct viz_hg_region {
+	uint64_t addr, len;
+} viz_hg_region;
+typedef struct viz_hg_edge {
+	uint32_t from, root;
+	uint64_t off;
+	uint32_t to;
+	uint64_t to_off;
+} viz_hg_edge;
+typedef struct viz_hgraph {
+	const viz_hg_region *roots, *blocks;
+	size_t n_roots, n_blocks;
+	const viz_hg_edge *edges;
+	size_t n_edges;
+	size_t cap;
+	const char *caption;
+} viz_hgraph;
+typedef struct viz_hg_result {
+	size_t blocks, roots, edges;  /* drawn */
+	size_t cut_blocks, cut_edges; /* left out past the cap */
+} viz_hg_result;
+int viz_heap_graph(viz *v, const viz_hgraph *h, const char *path, viz_hg_result *res, char *err,
+		   size_t errlen);
+
 #endif

@@ -8,16 +8,18 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "hgtable.h"
 #include "opts.h"
 #include "viz/viz.h"
+#include "engine/util.h"
 
 extern const struct tui_cmd tui_cmd_graph;
 
 /* What the options fill; copied into viz_graph_opts once parsed. */
 struct graph_args {
 	const char *db, *out, *layout;
-	uint64_t run, trace, around, radius, depth, budget;
-	bool around_set, have_radius, raw_vs_canonical, summary;
+	uint64_t run, trace, around, radius, depth, budget, heap;
+	bool around_set, have_radius, raw_vs_canonical, summary, heap_set;
 };
 
 /* A count of at least 1 in [1, max], into *out; `what` names the unit in
@@ -72,9 +74,71 @@ static const struct tui_option graph_options[] = {
 			 "the graph is reduced (depth cut, canonical collapse, level summary)"),
 	TUI_OPT_CALLBACK(0, "layout", "dot|sfdp", layout_arg, "force the layout engine"),
 	TUI_OPT_BOOL(0, "summary", A, summary, "draw one node per BFS level"),
+	TUI_OPT_COUNT(0, "heap", A, heap, "STATE", 0, UINT32_MAX - 1, "a count", TUI_SEEN(A, heap_set),
+		      "draw STATE's heap graph instead: blocks, pointers, roots (its trace\n"
+		      "is replayed on the run's scenario; --budget caps the blocks drawn)"),
 	TUI_OPT_END(),
 };
 #undef A
+
+/* --heap STATE: replay the state, walk its heap, draw it (hgtable.h). */
+static int graph_heap(store *st, int64_t run, uint32_t state, size_t cap, const char *out)
+{
+	if (run == 0 && tui_store_run(&tui_cmd_graph, st, NULL, &run) != 0)
+		return TUI_EXIT_USAGE;
+	proc_hg_table t;
+	store_trace tr;
+	char err[1200];
+	int rc = TUI_EXIT_USAGE;
+	if (tui_hg_replay(st, run, state, &t, &tr, err, sizeof err) < 0) {
+		fprintf(stderr, "cmc graph: --heap: %s\n", err);
+		goto out;
+	}
+	/* The viz types mirror proc's field for field; copied, so viz/ does
+	 * not depend on process mode. */
+	viz_hg_region *roots = eng_xcalloc(t.n_roots + 1, sizeof *roots);
+	viz_hg_region *blocks = eng_xcalloc(t.n_blocks + 1, sizeof *blocks);
+	viz_hg_edge *edges = eng_xcalloc(t.n_edges + 1, sizeof *edges);
+	for (size_t i = 0; i < t.n_roots; i++)
+		roots[i] = (viz_hg_region){t.roots[i].addr, t.roots[i].len};
+	for (size_t i = 0; i < t.n_blocks; i++)
+		blocks[i] = (viz_hg_region){t.blocks[i].addr, t.blocks[i].len};
+	for (size_t i = 0; i < t.n_edges; i++) {
+		const proc_hg_edge *e = &t.edges[i];
+		edges[i] = (viz_hg_edge){e->from, e->root, e->off, e->to, e->to_off};
+	}
+	size_t n = 128;
+	for (size_t i = 0; i < tr.len; i++)
+		n += strlen(tr.labels[i]) + 3;
+	char *caption = eng_xmalloc(n), *p = caption;
+	p += sprintf(p, "cmc run %lld, state %u: the heap graph after ", (long long)run, state);
+	if (!tr.len)
+		p += sprintf(p, "(initial)");
+	for (size_t i = 0; i < tr.len; i++)
+		p += sprintf(p, "%s%s", i ? " ; " : "", tr.labels[i]);
+	viz_hgraph h = {roots, blocks, t.n_roots, t.n_blocks, edges, t.n_edges, cap, caption};
+	viz *v = viz_new();
+	viz_hg_result res;
+	if (viz_heap_graph(v, &h, out, &res, err, sizeof err) == 0) {
+		if (res.cut_blocks)
+			fprintf(stderr, "cmc graph: the first %zu of %zu blocks drawn (--budget)\n",
+				res.blocks, t.n_blocks);
+		printf("%s: %zu block%s, %zu pointer%s, %zu root%s\n", out, res.blocks, tui_s(res.blocks),
+		       res.edges, tui_s(res.edges), res.roots, tui_s(res.roots));
+		rc = TUI_EXIT_OK;
+	} else {
+		fprintf(stderr, "cmc graph: %s\n", err);
+	}
+	viz_free(v);
+	free(caption);
+	free(roots);
+	free(blocks);
+	free(edges);
+out:
+	proc_hg_table_clear(&t);
+	store_trace_clear(&tr);
+	return rc;
+}
 
 static int graph_exec(int argc, char **argv)
 {
@@ -109,6 +173,11 @@ static int graph_exec(int argc, char **argv)
 	if (!st) {
 		fprintf(stderr, "cmc graph: %s\n", err);
 		return TUI_EXIT_USAGE;
+	}
+	if (a.heap_set) {
+		rc = graph_heap(st, o.run, (uint32_t)a.heap, o.budget, out);
+		store_close(st);
+		return rc;
 	}
 	viz *v = viz_new();
 	viz_result res;
