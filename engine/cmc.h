@@ -83,6 +83,10 @@ typedef struct eng_obs {
 	const char *fault;          /* human text for ENG_OBS_FAULT, else NULL */
 	uint32_t alloc_failed;      /* bitmask of failing allocator invariants */
 	uint32_t alloc_checked;     /* bitmask of allocator invariants evaluated */
+	eng_fp files;               /* the declared state files' contents (zero: none
+				       declared; process mode's state-file/state-dir) */
+	const uint8_t *files_sum;   /* their summary, one text line a file; may be NULL */
+	size_t files_len;
 } eng_obs;
 
 /* ---- the frontend interface -------------------------------------------- */

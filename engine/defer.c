@@ -58,6 +58,7 @@ void eng__defer_put(eng_search *s, const eng_succ *x, uint32_t depth)
 		d->o.raw_bytes = dup_or_null(x->obs->raw_bytes, x->obs->raw_len);
 		d->o.canon_rec = dup_or_null(x->obs->canon_rec, x->obs->canon_len);
 		d->o.reply = dup_or_null(x->obs->reply, x->obs->reply_len);
+		d->o.files_sum = dup_or_null(x->obs->files_sum, x->obs->files_len);
 		d->o.fault = str_or_null(x->obs->fault);
 		d->has_obs = true;
 		d->x.obs = &d->o;
@@ -79,6 +80,7 @@ static void release(eng_search *s, size_t first_unused)
 			free((void *)d->o.raw_bytes);
 			free((void *)d->o.canon_rec);
 			free((void *)d->o.reply);
+			free((void *)d->o.files_sum);
 			free((void *)d->o.fault);
 		}
 	}

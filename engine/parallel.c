@@ -70,11 +70,12 @@ struct __attribute__((aligned(16))) xrec {
 struct xext {
 	uint32_t prop_len, viol_len;                   /* NONE32: NULL */
 	uint8_t has_obs;
-	eng_fp raw, canon;
+	eng_fp raw, canon, files;
 	unsigned flags;
 	int exit_status, term_signal;
 	uint32_t alloc_failed, alloc_checked;
 	uint32_t raw_len, canon_len, reply_len, fault_len; /* NONE32: NULL */
+	uint32_t files_len;                            /* NONE32: NULL */
 };
 
 struct slot {
@@ -203,6 +204,7 @@ static bool x_cb(void *ctx, const eng_succ *x)
 			e.has_obs = 1;
 			e.raw = o->raw;
 			e.canon = o->canon;
+			e.files = o->files;
 			e.flags = o->flags;
 			e.exit_status = o->exit_status;
 			e.term_signal = o->term_signal;
@@ -213,6 +215,7 @@ static bool x_cb(void *ctx, const eng_succ *x)
 			e.canon_len = put_bytes(sl, bytes ? o->canon_rec : NULL, o->canon_len);
 			e.reply_len = put_bytes(sl, bytes ? o->reply : NULL, o->reply_len);
 			e.fault_len = put_str(sl, bytes ? o->fault : NULL);
+			e.files_len = put_bytes(sl, bytes ? o->files_sum : NULL, o->files_len);
 		}
 		memcpy(sl->buf + eat, &e, sizeof e);
 	}
@@ -540,6 +543,7 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 			if (e.has_obs) {
 				o.raw = e.raw;
 				o.canon = e.canon;
+				o.files = e.files;
 				o.flags = e.flags;
 				o.exit_status = e.exit_status;
 				o.term_signal = e.term_signal;
@@ -552,6 +556,8 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 				o.reply = bytes_at(&v, e.reply_len);
 				o.reply_len = e.reply_len == NONE32 ? 0 : e.reply_len;
 				o.fault = str_at(&v, e.fault_len);
+				o.files_sum = bytes_at(&v, e.files_len);
+				o.files_len = e.files_len == NONE32 ? 0 : e.files_len;
 				x.obs = &o;
 			}
 		}

@@ -36,6 +36,7 @@ static void kept_free(struct kept *k)
 		free((void *)k->obs.raw_bytes);
 		free((void *)k->obs.canon_rec);
 		free((void *)k->obs.reply);
+		free((void *)k->obs.files_sum);
 		free((void *)k->obs.fault);
 	}
 	free(k->property);
@@ -59,6 +60,9 @@ static void kept_set(struct kept *k, const eng_succ *x)
 		k->obs.raw_bytes = dup_or_null(x->obs->raw_bytes, x->obs->raw_len);
 		k->obs.canon_rec = dup_or_null(x->obs->canon_rec, x->obs->canon_len);
 		k->obs.reply = dup_or_null(x->obs->reply, x->obs->reply_len);
+		k->obs.files_sum = dup_or_null(x->obs->files_sum, x->obs->files_len);
+		if (!k->obs.files_sum)
+			k->obs.files_len = 0;
 		k->obs.fault = x->obs->fault ? eng_xstrdup(x->obs->fault) : NULL;
 		if (!k->obs.raw_bytes)
 			k->obs.raw_len = 0;

@@ -31,6 +31,7 @@ void store_handoff_state_obs(struct store_buf *b, const struct store_rec *r)
 				    r->raw_blob,
 				    r->canon_blob,
 				    r->reply_blob,
+				    r->files_blob,
 				    r->obs_flags,
 				    r->alloc_checked,
 				    r->alloc_failed,
@@ -181,6 +182,7 @@ bool store_handoff_apply(store *st, const uint8_t *p, size_t len)
 				r.raw_blob = o.raw_blob;
 				r.canon_blob = o.canon_blob;
 				r.reply_blob = o.reply_blob;
+				r.files_blob = o.files_blob;
 				r.obs_flags = o.obs_flags;
 				r.exit_status = o.exit_status;
 				r.term_signal = o.term_signal;

@@ -28,7 +28,7 @@ struct __attribute__((packed)) handoff_state {
 };
 
 struct handoff_obs {
-	eng_fp raw_fp, canon_fp, raw_blob, canon_blob, reply_blob;
+	eng_fp raw_fp, canon_fp, raw_blob, canon_blob, reply_blob, files_blob;
 	uint32_t obs_flags, alloc_checked, alloc_failed, fault_len;
 	int32_t exit_status, term_signal;
 };

@@ -54,6 +54,7 @@ struct store_rec {
 	int status;
 	bool has_obs;
 	eng_fp raw_fp, canon_fp, raw_blob, canon_blob, reply_blob;
+	eng_fp files_blob;      /* the declared state files' summary (zero: none) */
 	unsigned obs_flags;
 	int exit_status, term_signal;
 	uint32_t alloc_checked, alloc_failed;

@@ -449,6 +449,7 @@ static void state_from_rec(store *st, int64_t run, uint32_t id, const struct sto
 	o->raw_blob = r->raw_blob;
 	o->canon_blob = r->canon_blob;
 	o->reply_blob = r->reply_blob;
+	o->files_blob = r->files_blob;
 }
 
 int store_state_get(store *st, int64_t run, uint32_t id, store_state *out)

@@ -82,17 +82,21 @@ static inline bool get_fp(const uint8_t **pp, const uint8_t *end, eng_fp *fp)
 static inline uint64_t zz(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static inline int64_t unzz(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
-enum { R_STATUS = 3, R_OBS = 4, R_STATE = 8 };
+/* R_FILES: the observation ends with the state files' summary address
+ * (process mode's state-file/state-dir); records without it read as
+ * before. */
+enum { R_STATUS = 3, R_OBS = 4, R_STATE = 8, R_FILES = 16 };
 
 void store_rec_put(struct store_buf *b, const struct store_rec *r)
 {
-	store_buf_reserve(b, 64 + (r->has_obs ? 5 * 16 + 64 + r->fault_len : 0) + r->state_len);
+	bool files = r->has_obs && !eng_fp_zero(r->files_blob);
+	store_buf_reserve(b, 64 + (r->has_obs ? 6 * 16 + 64 + r->fault_len : 0) + r->state_len);
 	put_u(b, r->parent == ENG_NO_STATE ? 0 : (uint64_t)r->parent + 1);
 	put_u(b, r->label);
 	put_u(b, r->depth);
 	put_fp(b, r->fp);
 	b->p[b->len++] = (uint8_t)((r->status & R_STATUS) | (r->has_obs ? R_OBS : 0) |
-				   (r->state ? R_STATE : 0));
+				   (r->state ? R_STATE : 0) | (files ? R_FILES : 0));
 	if (r->has_obs) {
 		put_fp(b, r->raw_fp);
 		put_fp(b, r->canon_fp);
@@ -108,6 +112,8 @@ void store_rec_put(struct store_buf *b, const struct store_rec *r)
 		if (r->fault_len) /* fault may be NULL when empty */
 			memcpy(b->p + b->len, r->fault, r->fault_len);
 		b->len += r->fault_len;
+		if (files)
+			put_fp(b, r->files_blob);
 	}
 	if (r->state) {
 		put_u(b, r->state_len);
@@ -145,6 +151,8 @@ const uint8_t *store_rec_get(const uint8_t *p, const uint8_t *end, struct store_
 		r->fault = (const char *)p;
 		r->fault_len = (size_t)v;
 		p += v;
+		if ((flags & R_FILES) && !get_fp(&p, end, &r->files_blob))
+			return NULL;
 	}
 	if (flags & R_STATE) {
 		if (!get_u(&p, end, &v) || v > (uint64_t)(end - p))

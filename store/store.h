@@ -199,6 +199,9 @@ typedef struct store_state {
 	/* Content addresses of the observations (zero: none); read the bytes
 	 * with store_blob(). */
 	eng_fp raw_blob, canon_blob, reply_blob;
+	eng_fp files_blob;         /* the declared state files' summary, one
+				      "KIND SIZE HASH PATH" line each (process
+				      mode, engine/proc/files.c) */
 } store_state;
 
 int store_state_get(store *st, int64_t run, uint32_t id, store_state *out); /* 1: none */

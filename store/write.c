@@ -283,6 +283,7 @@ static void handoff_state_observed(store *st, const eng_state_info *si, uint32_t
 			      st->o.raw_cap == STORE_RAW_NONE ? 0 : st->o.raw_cap);
 	r.canon_blob = put_blob(st, o->canon_rec, o->canon_len, SIZE_MAX);
 	r.reply_blob = put_blob(st, o->reply, o->reply_len, SIZE_MAX);
+	r.files_blob = put_blob(st, o->files_sum, o->files_len, SIZE_MAX);
 	r.obs_flags = o->flags;
 	r.exit_status = o->flags & ENG_OBS_EXITED ? o->exit_status : 0;
 	r.term_signal = o->flags & ENG_OBS_SIGNALED ? o->term_signal : 0;

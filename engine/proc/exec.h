@@ -87,6 +87,7 @@ struct proc_exit_live {
 struct proc_obs {
 	eng_obs e;
 	struct proc_buf raw, canon, reply;
+	struct proc_buf files;  /* the declared state files' summary (files.c) */
 	struct proc_buf win, bounce; /* reused between observations: the whole heap
 				 * window when the allocator check needs it past
 				 * raw-cap, and the reads of changed pages (pages.c) */

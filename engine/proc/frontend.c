@@ -140,6 +140,10 @@ static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op
 			      o->e.exit_status, o->e.term_signal, (int)o->fault};
 		fp = eng_fp_combine(fp, eng_fp_of(why, sizeof why));
 	}
+	/* The declared state files are part of the world too (files.c):
+	 * the same heap with another data file is another state. */
+	if (!eng_fp_zero(o->e.files))
+		fp = eng_fp_combine(fp, o->e.files);
 	/* A closed connection is part of the world, not of the heap: the
 	 * same heap with the connection open takes operations, closed none. */
 	if (o->e.flags & ENG_OBS_CLOSED)
@@ -453,7 +457,9 @@ static void proc_destroy(eng_frontend *fe)
 			good ? (double)(s.live - p->hg0.live) / (double)good : 0.0,
 			w ? (double)(s.ns - p->hg0.ns) / 1e3 / (double)w : 0.0);
 	}
-	if (!p->orig && p->raw_applied && !p->raw_moved &&
+	/* With declared state files, a heap that never moves is a program
+	 * that keeps its state on disk, where cmc reads it. */
+	if (!p->orig && p->raw_applied && !p->raw_moved && !p->sc->nstatefiles &&
 	    (p->ident == PROC_ID_RAW || p->ident == PROC_ID_BOTH || p->ident == PROC_ID_GRAPH_BOTH))
 		fprintf(stderr, "cmc: %s: every state had the raw fingerprint of the initial one: the "
 			"target may keep its state outside the heap cmc reads (an allocator of its own "

@@ -69,7 +69,7 @@ void proc_buf_free(struct proc_buf *b)
 
 void proc_obs_reset(struct proc_obs *o)
 {
-	o->raw.len = o->canon.len = o->reply.len = 0;
+	o->raw.len = o->canon.len = o->reply.len = o->files.len = 0;
 	o->e = (eng_obs){0};
 	o->fault = PROC_FAULT_NONE;
 	o->fault_msg[0] = 0;
@@ -86,6 +86,7 @@ void proc_obs_free(struct proc_obs *o)
 	proc_buf_free(&o->raw);
 	proc_buf_free(&o->canon);
 	proc_buf_free(&o->reply);
+	proc_buf_free(&o->files);
 	proc_buf_free(&o->win);
 	proc_buf_free(&o->bounce);
 	proc_hg_free(o->hg);
@@ -100,6 +101,8 @@ void proc_obs_seal(struct proc_obs *o)
 	o->e.canon_len = o->canon.len;
 	o->e.reply = o->reply.len ? o->reply.p : NULL;
 	o->e.reply_len = o->reply.len;
+	o->e.files_sum = o->files.len ? o->files.p : NULL;
+	o->e.files_len = o->files.len;
 	if (o->fault != PROC_FAULT_NONE) {
 		o->e.flags |= ENG_OBS_FAULT;
 		o->e.fault = o->fault_msg;
@@ -549,9 +552,11 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 			fault(obs, PROC_FAULT_PROTOCOL, "truncated record on the canonical fd: %s",
 			      t->canon.hdr_got < 8 ? "partial header" : "payload shorter than its length");
 		observe_timed(t, img, obs);
+		proc_files_observe(t, obs);
 		break;
 	case PROC_GONE:
 		observe_end(t, obs);
+		proc_files_observe(t, obs); /* what it left on disk, as it ended */
 		break;
 	case PROC_TIMEOUT:
 		fault(obs, PROC_FAULT_TIMEOUT, "target not quiescent after %u ms (hung, or waiting on "

@@ -20,6 +20,7 @@
 
 #include "layout/cmc_region.h"
 #include "scenario.h"
+#include "scratch.h"
 #include "util.h"
 
 #define PROC_LINE_MAX 65536
@@ -612,6 +613,23 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 		free(x);
 		return 0;
 	}
+	if (!strcmp(k, "state-file") || !strcmp(k, "state-dir")) {
+		if (n != 2 || !t[1].s[0])
+			return perr(p, "expected '%s PATH' (inside the target's working directory)", k);
+		sc->statefiles = eng_xrealloc(sc->statefiles, (sc->nstatefiles + 1) * sizeof *sc->statefiles);
+		sc->statefiles[sc->nstatefiles++] = (struct proc_statefile){
+			.path = eng_xstrdup(t[1].s), .dir = !strcmp(k, "state-dir"), .line = p->line};
+		return 0; /* checked once `cwd` is known: check_statefiles() */
+	}
+	if (!strcmp(k, "state-cap")) {
+		uint64_t files = PROC_STATE_CAP_FILES_DEFAULT;
+		if ((n != 2 && n != 3) || proc_parse_size(t[1].s, &v) || v == 0 ||
+		    (n == 3 && (parse_uint(t[2].s, 1000000, &files) || files == 0)))
+			return perr(p, "expected 'state-cap BYTES [FILES]' (e.g. 64M 10000)");
+		sc->state_cap = v;
+		sc->state_cap_files = (uint32_t)files;
+		return 0;
+	}
 	/* The rest take exactly one value. */
 	if (n != 2)
 		return perr(p, "expected '%s VALUE' (one value)", k);
@@ -664,7 +682,8 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 	} else {
 		return perr(p, "expected a setting (target, transport, op, depth, states, hash, merge, "
 			    "raw, raw-cap, timeout, heap-base, heap-size, reply-cap, canonical-fd, "
-			    "line-buffer, env, cwd, property, plugin, limit), got '%s'", k);
+			    "line-buffer, env, cwd, state-file, state-dir, state-cap, property, plugin, limit), "
+			    "got '%s'", k);
 	}
 	return 0;
 }
@@ -701,6 +720,61 @@ static int check_reply_labels(struct parse *p)
 	return 0;
 }
 
+/* `state-file`/`state-dir` PATHs, once `cwd` is known: relative to the
+ * target's working directory, or absolute under the path the target sees
+ * it at (scratch.c: the scenario's cwd, else PROC_SCRATCH_AT); never out
+ * of it ("..").  Each becomes its normalised relative path. */
+static int check_statefiles(struct parse *p)
+{
+	struct proc_scenario *sc = p->sc;
+	char at[PATH_MAX];
+	if (!sc->cwd || !realpath(sc->cwd, at))
+		snprintf(at, sizeof at, "%s", sc->cwd ? sc->cwd : PROC_SCRATCH_AT);
+	size_t atlen = strlen(at);
+	while (atlen > 1 && at[atlen - 1] == '/')
+		at[--atlen] = 0;
+	for (size_t i = 0; i < sc->nstatefiles; i++) {
+		struct proc_statefile *f = &sc->statefiles[i];
+		const char *kw = f->dir ? "state-dir" : "state-file";
+		p->line = f->line;
+		const char *rest = f->path;
+		if (rest[0] == '/') {
+			if (strncmp(rest, at, atlen) || (rest[atlen] && rest[atlen] != '/'))
+				return perr(p, "expected '%s PATH' inside the target's working directory "
+					    "(%s), got '%s'", kw, at, f->path);
+			rest += atlen;
+		}
+		size_t len = strlen(rest);
+		char *rel = eng_xmalloc(len + 2), *w = rel;
+		for (const char *c = rest; *c;) {
+			size_t k = strcspn(c, "/");
+			if (k == 2 && !strncmp(c, "..", 2)) {
+				free(rel);
+				return perr(p, "expected '%s PATH' inside the target's working directory, "
+					    "got '%s' ('..' leads out of it)", kw, f->path);
+			}
+			if (k && !(k == 1 && c[0] == '.')) {
+				if (w != rel)
+					*w++ = '/';
+				memcpy(w, c, k);
+				w += k;
+			}
+			c += k + (c[k] == '/');
+		}
+		*w = 0;
+		if (!*rel) {
+			if (!f->dir) {
+				free(rel);
+				return perr(p, "expected 'state-file PATH' naming a file, got '%s' (the "
+					    "working directory itself: 'state-dir .')", f->path);
+			}
+			strcpy(rel, ".");
+		}
+		f->rel = rel;
+	}
+	return 0;
+}
+
 static struct proc_scenario *scenario_new(const char *path)
 {
 	struct proc_scenario *sc = eng_xcalloc(1, sizeof *sc);
@@ -718,6 +792,8 @@ static struct proc_scenario *scenario_new(const char *path)
 	sc->ident = PROC_ID_AUTO;
 	sc->raw_heap = true;
 	sc->raw_cap = 1u << 20;
+	sc->state_cap = PROC_STATE_CAP_DEFAULT;
+	sc->state_cap_files = PROC_STATE_CAP_FILES_DEFAULT;
 	sc->timeout_ms = 5000;
 	sc->heap_base = 0x600000000000ULL;
 	sc->heap_size = 64ULL << 20;
@@ -784,6 +860,8 @@ struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t err
 	free(line);
 	if (!rc)
 		rc = check_reply_labels(&p);
+	if (!rc)
+		rc = check_statefiles(&p);
 	if (!rc) {
 		p.line = 0;
 		if (!p.sc->argc)
@@ -848,6 +926,11 @@ void proc_scenario_free(struct proc_scenario *sc)
 		free(sc->props[i].name);
 	}
 	free(sc->props);
+	for (size_t i = 0; i < sc->nstatefiles; i++) {
+		free(sc->statefiles[i].path);
+		free(sc->statefiles[i].rel);
+	}
+	free(sc->statefiles);
 	free(sc->exe);
 	free(sc->cwd);
 	free(sc->path);

@@ -114,7 +114,26 @@ struct proc_scenario {
 	/* Resource limits on the target (`limit KIND VALUE`; 0: none), set by
 	 * limits.c between fork and exec. */
 	uint64_t limit_as, limit_fsize, limit_cpu, limit_procs;
+	/* Files whose contents are part of the state (`state-file`,
+	 * `state-dir`; files.c reads them).  Invariant: each rel is a
+	 * normalised path inside the target's working directory (no "..", no
+	 * empty or "." component, not absolute), "." only for a dir. */
+	struct proc_statefile *statefiles;
+	size_t nstatefiles;
+	uint64_t state_cap;     /* bytes of declared files read per state; more is a fault */
+	uint32_t state_cap_files; /* files below the declared dirs per state */
 };
+
+struct proc_statefile {
+	char *path;             /* as written (messages) */
+	char *rel;              /* relative to the working directory, normalised */
+	bool dir;               /* state-dir: every regular file below it */
+	int line;
+};
+
+/* Defaults of `state-cap BYTES [FILES]`. */
+#define PROC_STATE_CAP_DEFAULT (64ull << 20)
+#define PROC_STATE_CAP_FILES_DEFAULT 10000u
 
 /* Parse `path`.  NULL on error with "file:line: expected ..." in err. */
 struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t errlen);

@@ -270,6 +270,12 @@ void proc_observe_stats(uint64_t *n, uint64_t *ns);
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
 		  struct proc_obs *obs);
 
+/* The scenario's declared state files (state-file, state-dir), read from
+ * the target's working directory: obs->e.files, their fingerprint, and
+ * obs->files, their summary (files.c).  Nothing when none are declared;
+ * more than state-cap is a `limit` fault. */
+void proc_files_observe(const struct proc_target *t, struct proc_obs *obs);
+
 /* A signal this target (or a process of its own) sent cmc during the
  * operation just observed becomes obs's fault (`signal`), unless it has
  * one already; it is consumed either way (sigsrc.c). */

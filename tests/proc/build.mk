@@ -55,3 +55,9 @@ EXTRA_ALL += $(B)/tests-helpers/expirytarget
 $(B)/tests-helpers/expirytarget: tests/proc/expirytarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A key-value store that keeps its data in files, not its heap (t5396,
+# tests/bench/files.sh).
+EXTRA_ALL += $(B)/tests-helpers/filekv
+$(B)/tests-helpers/filekv: tests/proc/filekv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
