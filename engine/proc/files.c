@@ -18,7 +18,8 @@
  *
  * Summary lines (text; the path with bytes below 0x20, 0x7f and '\'
  * written as \xHH):
- *     f SIZE HASH PATH     a regular file; HASH: XXH3-64 of its bytes, 16 hex
+ *     f SIZE HASH PATH     a regular file; HASH: the low 64 bits of the
+ *                          XXH3-128 of its bytes, 16 hex
  *     l SIZE HASH PATH     a symbolic link; SIZE and HASH of its text
  *     o 0 - PATH           another kind (fifo, socket, device)
  *     d 0 - PATH/          a declared dir that exists (its files follow)
@@ -98,18 +99,16 @@ static bool count(struct fwalk *w, const char *path, uint64_t size)
 	return true;
 }
 
-/* A regular file already open: its bytes' hashes, one pass.  Into the
- * identity goes a 128-bit hash of the content after the entry (not the
- * 64-bit summary hash: two contents must not merge on a 64-bit
- * collision), so the stream stays prefix-free whatever the bytes. */
+/* A regular file already open: one pass of XXH3-128 over its bytes.
+ * The identity takes all 128 bits after the entry, so the stream stays
+ * prefix-free whatever the bytes; the summary shows the low 64. */
 static void regular(struct fwalk *w, int fd, const char *path)
 {
 	struct stat st;
 	if (fstat(fd, &st) == 0 && !count(w, path, (uint64_t)st.st_size))
 		return;
-	XXH3_state_t h64, h128;
-	XXH3_64bits_reset(&h64);
-	XXH3_128bits_reset(&h128);
+	XXH3_state_t h;
+	XXH3_128bits_reset(&h);
 	uint64_t size = 0;
 	ssize_t r;
 	/* What was read, not what stat said: they agree on a quiescent target. */
@@ -119,15 +118,13 @@ static void regular(struct fwalk *w, int fd, const char *path)
 				continue;
 			break;
 		}
-		XXH3_64bits_update(&h64, w->buf, (size_t)r);
-		XXH3_128bits_update(&h128, w->buf, (size_t)r);
+		XXH3_128bits_update(&h, w->buf, (size_t)r);
 		size += (uint64_t)r;
 	}
-	uint64_t h = XXH3_64bits_digest(&h64);
-	XXH128_hash_t c = XXH3_128bits_digest(&h128);
+	XXH128_hash_t c = XXH3_128bits_digest(&h);
 	id_entry(w, 'f', path, size);
 	XXH3_128bits_update(&w->id, &c, sizeof c);
-	sum_line(w, 'f', size, &h, path, false);
+	sum_line(w, 'f', size, &c.low64, path, false);
 }
 
 static void symlink_entry(struct fwalk *w, int dir, const char *name, const char *path)
@@ -138,11 +135,10 @@ static void symlink_entry(struct fwalk *w, int dir, const char *name, const char
 		n = 0;
 	if (!count(w, path, (uint64_t)n))
 		return;
-	uint64_t h = XXH3_64bits(text, (size_t)n);
 	XXH128_hash_t c = XXH3_128bits(text, (size_t)n);
 	id_entry(w, 'l', path, (uint64_t)n);
 	XXH3_128bits_update(&w->id, &c, sizeof c);
-	sum_line(w, 'l', (uint64_t)n, &h, path, false);
+	sum_line(w, 'l', (uint64_t)n, &c.low64, path, false);
 }
 
 static void other_entry(struct fwalk *w, const char *path)
