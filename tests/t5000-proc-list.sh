@@ -26,20 +26,6 @@ arrangements() { # sum_{k=0..n} n!/(n-k)!
 	echo "$sum"
 }
 
-# scenario NAME BINARY N: keys 1..N, each once
-scenario() {
-	{
-		echo "target $EX/$2 {port}"
-		echo "transport tcp"
-		echo "timeout 3000"
-		k=1
-		while [ "$k" -le "$3" ]; do
-			printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"
-			k=$((k + 1))
-		done
-		echo "property reply * OK"
-	} >"$1"
-}
 
 is "derivation: N=3 gives 16 arrangements" "$(arrangements 3)" 16
 
@@ -69,7 +55,7 @@ ok "list-bug: shortest trace INS 2, INS 1" grep -q '"trace": \["INS 2", "INS 1"\
 ok "list-bug: the summary names key 2 as lost" grep -q "key 2 was inserted at step 1 but is missing" bug.txt
 
 # Without the hook: falls back to raw, and says so.
-scenario plain.scn list 3
+list_scenario plain.scn list 3
 "$CMC" check --json plain.scn >plain.json 2>plain.err
 ok "list without the hook: says it falls back to raw" grep -q "no canonical records: falling back to raw" plain.err
 is "list without the hook: raw counts, 16" "$(json_get plain.json distinct)" 16
@@ -77,7 +63,7 @@ is "list without the hook: no canonical fingerprints" "$(json_get plain.json can
 
 # Keys 1..N for larger N: canonical 2^N and raw sum N!/(N-k)!.
 for n in 4 5 6; do
-	scenario "n$n.scn" list-emit "$n"
+	list_scenario "n$n.scn" list-emit "$n"
 	"$CMC" check --json --hash canonical "n$n.scn" >"c$n.json" 2>/dev/null
 	is "N=$n canonical: 2^$n distinct" "$(json_get "c$n.json" distinct)" "$(pow2 "$n")"
 	"$CMC" check --json --hash both "n$n.scn" >"b$n.json" 2>/dev/null

@@ -23,20 +23,6 @@ EX=$CMC_TOP/$B/examples
 SCN=$CMC_TOP/share/examples
 MODEL=$CMC_TOP/tests/proc/bstmodel.awk
 
-# scenario FILE BINARY N: the list server, keys 1..N each once
-scenario() {
-	{
-		echo "target $EX/$2 {port}"
-		echo "transport tcp"
-		echo "timeout 3000"
-		k=1
-		while [ "$k" -le "$3" ]; do
-			printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"
-			k=$((k + 1))
-		done
-		echo "property reply * OK"
-	} >"$1"
-}
 distinct() { json_get "$1" distinct; }
 check() { # OUT EXEC ARGS...: cmc check --json into OUT.json, stderr OUT.err
 	out=$1 ex=$2
@@ -48,7 +34,7 @@ model() { # MODE A B C D: states the model tells apart
 }
 
 # -- the list, built without the hook --------------------------------------
-scenario l3.scn list 3
+list_scenario l3.scn list 3
 check nohook fork --hash canonical l3.scn
 ok "build/examples/list has no hook: canonical falls back to raw" grep -q "no canonical records" nohook.err
 check l3raw fork --hash raw l3.scn
@@ -59,7 +45,7 @@ ok "the summary says how states were merged" grep -q '"note": "merge heap-graph"
 ok "the run reports words taken as pointers and blocks reached" \
 	grep -Eq "heap-graph: [0-9]+ walks \(0 without a form\), [1-9][0-9]* of [0-9]+ words taken as pointers" l3hg.err
 for n in 1 2 4 5 6; do
-	scenario "l$n.scn" list "$n"
+	list_scenario "l$n.scn" list "$n"
 	check "l$n" fork --hash heap-graph "l$n.scn"
 	is "list (no hook), keys 1..$n, heap-graph: 2^$n" "$(distinct "l$n.json")" $((1 << n))
 done

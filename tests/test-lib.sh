@@ -68,3 +68,20 @@ json_untimed() {
 		-e 's/, "first_s": [0-9.]*//g' "$1"
 }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
+
+# list_scenario FILE BINARY N: the list server (share/examples/list, built
+# as $B/examples/BINARY) on tcp, keys 1..N each inserted once, every reply
+# OK (t5000, t5380).
+list_scenario() {
+	{
+		echo "target $CMC_TOP/$B/examples/$2 {port}"
+		echo "transport tcp"
+		echo "timeout 3000"
+		k=1
+		while [ "$k" -le "$3" ]; do
+			printf 'op "INS %d" "INS %d\\n" once\n' "$k" "$k"
+			k=$((k + 1))
+		done
+		echo "property reply * OK"
+	} >"$1"
+}
