@@ -140,6 +140,40 @@ static bool printable(const uint8_t *b, size_t n)
 }
 
 /* Observation bytes as one line: escaped text where printable, else hex. */
+/* The declared state files (share/scenario.md "Files in the state"): one
+ * line each from their stored summary ("KIND SIZE HASH PATH"), the first
+ * few; `cmc show` lists them all. */
+#define FILES_SHOWN 8
+static void files_lines(struct wb *wb, eng_fp h)
+{
+	if (eng_fp_zero(h))
+		return;
+	uint8_t *d = NULL;
+	size_t n = 0, full = 0;
+	wb_lock(wb);
+	int rc = store_blob(wb->st, h, &d, &n, &full);
+	wb_unlock(wb);
+	if (rc != 0)
+		return;
+	size_t shown = 0, more = 0;
+	for (uint8_t *line = d, *end = d + n; line < end;) {
+		uint8_t *nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;
+		if (shown < FILES_SHOWN) {
+			char esc[300];
+			wb_escape(esc, sizeof esc, line, (size_t)(nl - line));
+			info("%-6s %s", shown ? "" : "files", esc);
+			shown++;
+		} else
+			more++;
+		line = nl + 1;
+	}
+	if (more)
+		info("       ... %zu more (cmc show lists them all)", more);
+	free(d);
+}
+
 static void blob_line(struct wb *wb, const char *what, eng_fp h)
 {
 	if (eng_fp_zero(h)) {
@@ -240,6 +274,7 @@ static void state_load(struct wb *wb)
 	}
 	blob_line(wb, "reply", s.reply_blob);
 	blob_line(wb, "canon", s.canon_blob);
+	files_lines(wb, s.files_blob);
 	if (s.obs_flags & ENG_OBS_ALLOC) {
 		int fails = __builtin_popcount(s.alloc_failed & s.alloc_checked);
 		info("alloc  %d of %d invariants hold%s", __builtin_popcount(s.alloc_checked) - fails,
