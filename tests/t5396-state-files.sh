@@ -41,6 +41,8 @@ for e in replay fork; do
 	not_ok "state-file, --exec $e: no 'raw fingerprint never moved' warning" \
 		grep -q "every state had the raw fingerprint" kv-$e.err
 done
+ok "the summary says states with one heap differ by their state files" \
+	grep -q "; 1 distinct heap (raw fingerprints): states with one heap differ by their declared state files" kv-replay.out
 fps kv-replay.db >kv-replay.fps
 fps kv-fork.db >kv-fork.fps
 ok "state-file: the same 4 fingerprints under both executors" \

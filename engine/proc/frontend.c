@@ -683,6 +683,11 @@ int proc_op_kind(eng_frontend *fe, const char *label)
 	return -1;
 }
 
+bool proc_state_files(eng_frontend *fe)
+{
+	return pf(fe)->sc->nstatefiles > 0;
+}
+
 const char *proc_info(eng_frontend *fe)
 {
 	struct proc_fe *p = pf(fe);

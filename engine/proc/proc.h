@@ -47,6 +47,10 @@ int proc_op_kind(eng_frontend *fe, const char *label);
  */
 const char *proc_info(eng_frontend *fe);
 
+/* Does the scenario declare state files (`state-file`, `state-dir`), part
+ * of every state's identity besides its heap? */
+bool proc_state_files(eng_frontend *fe);
+
 /*
  * How the run's targets are contained (share/scenario.md, "Containment"):
  * "pid namespace" (nothing a target starts outlives the run), or "process

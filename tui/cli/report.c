@@ -281,8 +281,9 @@ static void print_json(tui_report *r, const eng_stats *st, const char *what, con
 /* How many raw and canonical fingerprints the states span, when that says
  * something: with canonical fingerprints (merged by them, or by both), or
  * when states with one raw fingerprint were told apart by something else
- * (the once operations already applied, how the target ended). */
-static void print_span(const eng_stats *st, const char *note, FILE *out)
+ * (the once operations already applied, how the target ended, the
+ * declared state files). */
+static void print_span(const eng_stats *st, const char *note, bool files, FILE *out)
 {
 	if (st->canon_distinct)
 		fprintf(out, "; spanning %llu raw and %llu %s fingerprints",
@@ -290,8 +291,9 @@ static void print_span(const eng_stats *st, const char *note, FILE *out)
 			note && strstr(note, "heap-graph") ? "heap-graph" : "canonical");
 	else if (st->raw_distinct && st->raw_distinct != st->distinct)
 		fprintf(out, "; %llu distinct heap%s (raw fingerprints): states with one heap differ "
-			"by the once operations already applied or by how the target ended",
-			(unsigned long long)st->raw_distinct, tui_s(st->raw_distinct));
+			"by %sthe once operations already applied or by how the target ended",
+			(unsigned long long)st->raw_distinct, tui_s(st->raw_distinct),
+			files ? "their declared state files, " : "");
 }
 
 /*
@@ -340,7 +342,7 @@ void tui_report_print(tui_report *r, const eng_stats *st, const char *what, bool
 	fprintf(out, "%llu distinct state%s, %llu generated, depth %u",
 		(unsigned long long)st->distinct, tui_s(st->distinct),
 		(unsigned long long)st->generated, st->depth);
-	print_span(st, note, out);
+	print_span(st, note, note && proc_state_files(r->fe), out);
 	fprintf(out, "\n%.3f s, %.0f states/s, %.0f transitions/s, ", st->elapsed_s,
 		st->states_per_s, st->transitions_per_s);
 	print_set_bytes(st, out);
