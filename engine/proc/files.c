@@ -288,10 +288,11 @@ void proc_files_observe(const struct proc_target *t, struct proc_obs *obs)
 	const char *dir = t->scratch ? proc_scratch_dir(t->scratch) : sc->cwd ? sc->cwd : NULL;
 	int root = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (root < 0) {
-		snprintf(obs->fault_msg, sizeof obs->fault_msg, "state files: the target's working "
-			 "directory %s cannot be read", dir ? dir : "(none of its own)");
-		if (obs->fault == PROC_FAULT_NONE)
+		if (obs->fault == PROC_FAULT_NONE) { /* the first fault is the one reported */
 			obs->fault = PROC_FAULT_PROTOCOL;
+			snprintf(obs->fault_msg, sizeof obs->fault_msg, "state files: the target's "
+				 "working directory %s cannot be read", dir ? dir : "(none of its own)");
+		}
 		return;
 	}
 	struct fwalk *w = eng_xcalloc(1, sizeof *w);
