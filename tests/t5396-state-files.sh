@@ -47,6 +47,12 @@ fps kv-replay.db >kv-replay.fps
 fps kv-fork.db >kv-fork.fps
 ok "state-file: the same 4 fingerprints under both executors" \
 	sh -c 'test "$(wc -l <kv-replay.fps)" -eq 4 && cmp kv-replay.fps kv-fork.fps'
+# --jobs 2 hands observations between threads (engine/parallel.c): the
+# summaries must cross too.
+"$CMC" check --jobs 2 --db kv-j2.db kvf.scn >kv-j2.out 2>/dev/null
+ok "state-file, --jobs 2: the same 4 fingerprints" sh -c 'sqlite3 kv-j2.db "SELECT fp FROM states ORDER BY fp" | cmp - kv-fork.fps'
+ok "state-file, --jobs 2: every state's files are stored" \
+	sh -c 'for i in 0 1 2 3; do "$CMC" show --db kv-j2.db $i | grep -q "^state files      data.txt" || exit 1; done'
 # PUT a 1 and PUT a 2 leave the same heap, different files: two states.
 "$CMC" show --json --db kv-replay.db 1 >s1.json
 "$CMC" show --json --db kv-replay.db 2 >s2.json
