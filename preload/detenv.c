@@ -18,6 +18,12 @@
  *           DURATION at once (detwait.c).  (The vDSO is irrelevant: a dynamically linked program
  *           calls these symbols, which the preload interposes; glibc's own
  *           internal calls are not seen, and need not be.)
+ *   clock, times, getrusage
+ *           the process's CPU time is the same virtual clock (a program
+ *           that stores its CPU time, as calc does for its runtime(), kept
+ *           real figures in its globals, different on every run: seen by
+ *           heap-graph hashing, which reads them as roots); the other
+ *           usage counters (page faults, context switches, max RSS) read 0.
  *   getpid, getppid, getpgrp, getpgid, getsid, kill and the other calls
  *           that name a process: the target's pid world, detpid.c.
  *   getrandom, getentropy, and open/openat of /dev/urandom, /dev/random
@@ -36,6 +42,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/times.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -155,6 +163,64 @@ PL_EXPORT time_t time(time_t *out)
 	if (out)
 		*out = ts.tv_sec;
 	return ts.tv_sec;
+}
+
+/* ---- CPU time ---------------------------------------------------------- */
+
+/* The virtual clock as CPU time: ns since the process's virtual start
+ * (CLOCK_MONOTONIC's reading less its base), moved on like any read. */
+static int64_t cpu_ns(void)
+{
+	clock_ns += DET_STEP_NS;
+	return clock_ns;
+}
+
+PL_EXPORT clock_t clock(void)
+{
+	if (!on()) {
+		struct timespec ts;
+		if (syscall(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+			return (clock_t)-1;
+		return (clock_t)(ts.tv_sec * CLOCKS_PER_SEC + ts.tv_nsec / (1000000000 / CLOCKS_PER_SEC));
+	}
+	return (clock_t)(cpu_ns() / (1000000000 / CLOCKS_PER_SEC));
+}
+
+#define DET_HZ 100 /* USER_HZ: the unit of times() on Linux */
+
+PL_EXPORT clock_t times(struct tms *buf)
+{
+	if (!on())
+		return (clock_t)syscall(SYS_times, buf);
+	int64_t ns = cpu_ns();
+	clock_t t = (clock_t)(ns / (1000000000 / DET_HZ));
+	if (!null(buf)) {
+		buf->tms_utime = t;
+		buf->tms_stime = buf->tms_cutime = buf->tms_cstime = 0;
+	}
+	/* elapsed ticks since an arbitrary point: the monotonic clock's */
+	return (clock_t)((DET_EPOCH - 1000000000LL) * DET_HZ) + t;
+}
+
+PL_EXPORT int getrusage(int who, struct rusage *u)
+{
+	if (!on())
+		return (int)syscall(SYS_getrusage, who, u);
+	if (null(u)) {
+		errno = EFAULT;
+		return -1;
+	}
+	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN && who != RUSAGE_THREAD) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(u, 0, sizeof *u);
+	if (who != RUSAGE_CHILDREN) {
+		int64_t ns = cpu_ns();
+		u->ru_utime.tv_sec = (time_t)(ns / 1000000000LL);
+		u->ru_utime.tv_usec = (suseconds_t)(ns % 1000000000LL / 1000);
+	}
+	return 0;
 }
 
 /* ---- randomness -------------------------------------------------------- */

@@ -61,3 +61,8 @@ EXTRA_ALL += $(B)/tests-helpers/filekv
 $(B)/tests-helpers/filekv: tests/proc/filekv.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# What the system says of a program's files and CPU time (t5397).
+EXTRA_ALL += $(B)/tests-helpers/stattarget
+$(B)/tests-helpers/stattarget: tests/proc/stattarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
