@@ -17,7 +17,9 @@
 # a run ends sooner, while its per-state wall also carries the start-up
 # and the snapshots of fewer states.  Not run by make test; asserts
 # nothing: the machine is shared and its speed moves.  Needs nothing
-# outside the repository but sh and awk.
+# outside the repository but sh and awk (and, for the last rows, the
+# Debian programs of t5500 that `make test` installs: calc, lua5.4,
+# gdbmtool, beanstalkd, each explored to depth 4 by its tests/reach scenario).
 set -u
 B=${B:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -82,6 +84,23 @@ for fill in 0 "$FILL"; do
 	name="keys 1..$KEYS"
 	[ "$fill" -gt 0 ] && name="$name, +$fill"
 	printf '%-18s %9s %9s %7s | %7s %7s %11s %11s\n' "$name" "$(ms "$raw")" "$(ms "$walk")" \
+		"$(awk -v a="$walk" -v b="$raw" 'BEGIN { printf "%.2f", b ? a / b : 0 }')" \
+		"$rst" "$hst" "$rwall" "$hwall"
+done
+
+# Debian programs (t5500's corpus, tests/reach/PROG.scn, depth 4): the same
+# figures for each one installed (`make test` installs them).
+for prog in calc lua5.4 gdbmtool beanstalkd; do
+	command -v "$prog" >/dev/null 2>&1 || [ -x "/usr/sbin/$prog" ] || {
+		echo "$prog: not installed"
+		continue
+	}
+	scn=$top/tests/reach/$prog.scn
+	set -- $(run "$scn" raw)
+	rwall=$1 rst=$2
+	set -- $(run "$scn" heap-graph)
+	hwall=$1 hst=$2 raw=$3 walk=$4
+	printf '%-18s %9s %9s %7s | %7s %7s %11s %11s\n' "$prog" "$(ms "$raw")" "$(ms "$walk")" \
 		"$(awk -v a="$walk" -v b="$raw" 'BEGIN { printf "%.2f", b ? a / b : 0 }')" \
 		"$rst" "$hst" "$rwall" "$hwall"
 done
