@@ -518,6 +518,13 @@ static int level_of(store *st, int64_t run, uint32_t depth, uint32_t *first, uin
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t d = sqlite3_column_int64(s, 0), n = sqlite3_column_int64(s, 1),
 			f = sqlite3_column_int64(s, 2);
+		/* A row is untrusted: one out of any range levels can have
+		 * (a damaged or crafted file) means the ids are not known to
+		 * group by level, and the caller scans instead. */
+		if (d < 1 || d > UINT32_MAX || n < 0 || n > UINT32_MAX || f < 0 || f > UINT32_MAX) {
+			*tiled = false;
+			continue;
+		}
 		if (d != want_depth || f != want_first)
 			*tiled = false;
 		want_depth = d + 1;
