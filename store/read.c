@@ -129,12 +129,18 @@ int store_run_get(store *st, int64_t run, store_run *out)
 		return step_err(st, s, "read run");
 	run_from_row(s, out);
 	store_q_done(s);
+	/* From here a failure frees what the row gave: callers clear only
+	 * what they got with 0. */
 	s = store_q(st, Q_RUN_COUNTS);
-	if (!s)
+	if (!s) {
+		store_run_clear(out);
 		return -1;
+	}
 	sqlite3_bind_int64(s, 1, run);
-	if (sqlite3_step(s) != SQLITE_ROW)
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		store_run_clear(out);
 		return step_err(st, s, "count run rows");
+	}
 	out->stored_states = (uint64_t)sqlite3_column_int64(s, 0);
 	out->stored_transitions = (uint64_t)sqlite3_column_int64(s, 1);
 	store_q_done(s);
