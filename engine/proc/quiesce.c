@@ -681,62 +681,23 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 	return w;
 }
 
-/* The header's wait_ms and timeouts (cmc_region.h); false when unreadable. */
-static bool timed_wait(const struct proc_target *t, uint32_t *wait_ms, uint32_t *timeouts)
+/* The region header (cmc_region.h); false when unreadable. */
+static bool region_hdr(const struct proc_target *t, struct cmc_region_hdr *h)
 {
-	struct cmc_region_hdr h;
-	if (!t->preload_on || t->mem_fd < 0 || proc_region_hdr(t, &h))
-		return false;
-	*wait_ms = h.wait_ms;
-	*timeouts = h.timeouts;
-	return true;
-}
-
-/* The header's count of advances taken; false when unreadable. */
-static bool advances(const struct proc_target *t, uint32_t *n)
-{
-	struct cmc_region_hdr h;
-	if (!t->preload_on || t->mem_fd < 0 || proc_region_hdr(t, &h))
-		return false;
-	*n = h.advances;
-	return true;
+	return t->preload_on && t->mem_fd >= 0 && !proc_region_hdr(t, h);
 }
 
 /*
- * An advance operation: the target's virtual clock moves on by ms
- * (preload/detwait.c takes it in CMC_TICK_SIG's handler, whatever the
- * target is doing), a timed wait whose deadline that reaches times out,
- * and the target runs until it is quiescent again.  Sent once it is
- * quiescent, like a timeout; a target without the preload (or outside the
- * deterministic environment) has no virtual clock, and nothing happens.
+ * A timeout operation (advance_ms 0) or an advance (preload/detwait.c
+ * takes both in CMC_TICK_SIG's handler).  A timeout is delivered when the
+ * target sleeps in a wait whose timeout the deterministic environment
+ * suspended, an advance whatever it does: the header's `timeouts`, or
+ * `advances`, moves when the target has taken it, and then it runs until
+ * it is quiescent again.  Otherwise (no such wait; no preload, so no
+ * virtual clock) nothing happens, and the state stays what it was.
  */
-static enum proc_wait deliver_advance(struct proc_target *t, uint32_t ms, unsigned timeout_ms,
-				      double *elapsed_s)
-{
-	enum proc_wait w = proc_target_step(t, NULL, 0, timeout_ms, NULL);
-	if (w != PROC_QUIESCENT) {
-		if (elapsed_s)
-			*elapsed_s = 0;
-		return w;
-	}
-	uint32_t before = 0, now = 0;
-	union sigval v = {.sival_int = (int)ms};
-	if (advances(t, &before) && sigqueue(t->pid, CMC_TICK_SIG, v) == 0) {
-		double deadline = eng_now() + timeout_ms / 1000.0;
-		while (advances(t, &now) && now == before && !proc_target_reap(t) && !proc_interrupted &&
-		       eng_now() < deadline)
-			sched_yield();
-	}
-	return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
-}
-
-/*
- * A timeout operation: when the target sleeps in a wait whose timeout the
- * deterministic environment suspended (preload/detwait.c), deliver it and
- * wait until the target has taken it (`timeouts` moved) and is quiescent
- * again; otherwise nothing happens, and the state stays what it was.
- */
-static enum proc_wait deliver_timeout(struct proc_target *t, unsigned timeout_ms, double *elapsed_s)
+static enum proc_wait deliver_tick(struct proc_target *t, uint32_t advance_ms, unsigned timeout_ms,
+				   double *elapsed_s)
 {
 	/* Asleep first: a fork snapshot's child may still be on its way back
 	 * into the wait its fork request interrupted, and between that wait's
@@ -748,11 +709,16 @@ static enum proc_wait deliver_timeout(struct proc_target *t, unsigned timeout_ms
 			*elapsed_s = 0;
 		return w;
 	}
-	uint32_t ms = 0, before = 0, now = 0;
-	if (timed_wait(t, &ms, &before) && ms && kill(t->pid, CMC_TICK_SIG) == 0) {
+	struct cmc_region_hdr h;
+	if (!region_hdr(t, &h) || (!advance_ms && !h.wait_ms))
+		return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
+	uint32_t before = advance_ms ? h.advances : h.timeouts;
+	/* a timeout is kill()'s SI_USER; an advance carries its milliseconds */
+	union sigval v = {.sival_int = (int)advance_ms};
+	if ((advance_ms ? sigqueue(t->pid, CMC_TICK_SIG, v) : kill(t->pid, CMC_TICK_SIG)) == 0) {
 		double deadline = eng_now() + timeout_ms / 1000.0;
-		while (timed_wait(t, &ms, &now) && now == before && !proc_target_reap(t) &&
-		       !proc_interrupted && eng_now() < deadline)
+		while (region_hdr(t, &h) && (advance_ms ? h.advances : h.timeouts) == before &&
+		       !proc_target_reap(t) && !proc_interrupted && eng_now() < deadline)
 			sched_yield();
 	}
 	return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
@@ -761,10 +727,8 @@ static enum proc_wait deliver_timeout(struct proc_target *t, unsigned timeout_ms
 enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, unsigned timeout_ms,
 			      double *elapsed_s)
 {
-	if (op->timeout)
-		return deliver_timeout(t, timeout_ms, elapsed_s);
-	if (op->advance_ms)
-		return deliver_advance(t, op->advance_ms, timeout_ms, elapsed_s);
+	if (op->timeout || op->advance_ms)
+		return deliver_tick(t, op->advance_ms, timeout_ms, elapsed_s);
 	if (!op->eof)
 		return proc_target_step(t, op->bytes, op->len, timeout_ms, elapsed_s);
 	if (!t->input_closed && t->in_fd >= 0) {
