@@ -293,4 +293,4 @@ install: all
 clean:
 	rm -rf build build-san build-check* build-san-check*
 
--include $(shell find $(B)/obj $(B)/pic -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/pic $(B)/fuzz -name '*.d' 2>/dev/null)

@@ -6,10 +6,12 @@
 # leaves $(B)/fuzz/crash-NAME-* and fails the target.  The store fuzzer
 # links the store's sources too (and SQLite).  The fuzzers reach inside
 # the libraries, so they take the tests' internal include set (INC_tests).
+# Objects and fuzzers track their headers (-MMD): a struct that changed
+# must not leave a stale object linked against the new layout.
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_NAMES := scenario record control model store snap
-FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter \
+FUZZ_CFLAGS = -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wno-unused-parameter -MMD -MP \
 	-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
 	$(INC_tests) $(shell pkg-config --cflags libxxhash sqlite3 2>/dev/null)
 FUZZ_ENGINE_OBJ := $(patsubst %.c,$(B)/fuzz/obj/%.o,$(LIBCMC_SRC))
