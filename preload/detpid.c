@@ -21,7 +21,9 @@
  * as if that process ignored it; a pidfd for one of them is refused
  * (EPERM), so pidfd_send_signal cannot reach it either.  A raw system call
  * bypasses all this: as root, the run's PID namespace is what keeps such a
- * signal inside (engine/proc/pids.c; share/scenario.md, "Containment").
+ * signal inside (engine/proc/pids.c), and without one a seccomp filter
+ * stops a call that names cmc (engine/proc/sigwall.c, sigwall.c here;
+ * share/scenario.md, "Containment").
  *
  *   getpid, getppid, getpgrp, getpgid, getsid     the ids above
  *   kill, killpg, sigqueue, tgkill, pidfd_open    signals, mapped as above

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "layout/cmc_region.h"
 
@@ -85,6 +86,10 @@ unsigned pl_snap_requests(void);
  * block CMC_SNAP_SIG around a move. */
 int pl_snap_fd(void);
 void pl_snap_set_fd(int fd);
+
+/* snap.c: cmc's pid, the peer of the snapshot socket (0: no socket);
+ * kept after a program the target started closed it. */
+pid_t pl_snap_cmc(void);
 
 /* snapcwd.c: in a fork child, mount its own copy of the working directory
  * (src) where its origin's is (at), in a mount namespace of its own, and

@@ -346,6 +346,11 @@ static __attribute__((noinline)) void scrub(void)
 
 static void serve_init(void);
 
+/* The process that made the snapshot socket: cmc (0: unknown). */
+static pid_t cmc_pid;
+
+pid_t pl_snap_cmc(void) { return cmc_pid; }
+
 __attribute__((constructor)) static void pl_snap_init(void)
 {
 	serve_init();
@@ -385,8 +390,10 @@ static __attribute__((noinline)) void serve_init(void)
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 || type != SOCK_SEQPACKET)
 		return;
 	(void)pl_snap_config_port(); /* before a program the target started closes it */
-	bool ours = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 ||
-		    (long)cred.pid == sys(SYS_getppid, 0, 0, 0, 0, 0);
+	bool known = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0;
+	if (known)
+		cmc_pid = cred.pid;
+	bool ours = !known || (long)cred.pid == sys(SYS_getppid, 0, 0, 0, 0, 0);
 	if (!ours) {
 		sys(SYS_close, fd, 0, 0, 0, 0);
 		return;

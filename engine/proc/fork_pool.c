@@ -47,8 +47,10 @@ void fork_snap_trim(struct proc_target *t)
 	proc_buf_free(&t->canon.cur);
 	proc_buf_free(&t->ctl.cur);
 	proc_buf_free(&t->ctl.last);
-	proc_buf_free(&t->ctl.sticky);
-	t->ctl.sticky_seen = false; /* reported with the operation that made it */
+	for (int i = 0; i < PROC_STICKY; i++) {
+		proc_buf_free(&t->ctl.sticky[i]);
+		t->ctl.sticky_seen[i] = false; /* reported with the operation that made it */
+	}
 }
 
 /* The pool lock, with the pool checked whole on the way in and out

@@ -498,12 +498,13 @@ static void observe_end(struct proc_target *t, struct proc_obs *obs)
 static void observe_limit(struct proc_target *t, struct proc_obs *obs)
 {
 	const struct proc_chan *c = &t->ctl;
-	if (!c->sticky_seen)
+	if (!c->sticky_seen[PROC_STICKY_LIMIT])
 		return;
-	const uint8_t *p = c->sticky.p;
-	if (c->sticky.len != CMC_CTL_LIMIT_LEN || proc_le32(p + 4) != CMC_LIMIT_AS) {
+	const struct proc_buf *b = &c->sticky[PROC_STICKY_LIMIT];
+	const uint8_t *p = b->p;
+	if (b->len != CMC_CTL_LIMIT_LEN || proc_le32(p + 4) != CMC_LIMIT_AS) {
 		fault(obs, PROC_FAULT_PROTOCOL, "malformed limit report on the control fd (%zu bytes)",
-		      c->sticky.len);
+		      b->len);
 		return;
 	}
 	/* The record is the target's word: believed only when it describes

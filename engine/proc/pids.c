@@ -28,7 +28,8 @@
  * and no process outside the namespace can be named: a raw kill(-1, sig) or
  * a write to a cgroup.procs reaches the run's own processes only.  Without
  * root (or where the kernel refuses) the targets run in today's jail
- * (process group, death signal, cgroup when root), and proc_pids_lost()
+ * (process group, death signal, cgroup when root, and the seccomp wall
+ * that keeps their signals from cmc: sigwall.c), and proc_pids_lost()
  * says so.  share/scenario.md ("Containment") documents both.
  */
 #include <errno.h>

@@ -90,10 +90,12 @@ void proc_chan_feed(struct proc_chan *c, const uint8_t *p, size_t n)
 			c->cur.len = 0;
 			c->hdr_got = 0;
 			c->complete++;
-			if (c->sticky_kind && c->last.len >= 4 && proc_le32(c->last.p) == c->sticky_kind) {
-				proc_buf_set(&c->sticky, c->last.p, c->last.len);
-				c->sticky_seen = true;
-			}
+			for (int i = 0; i < PROC_STICKY; i++)
+				if (c->sticky_kind[i] && !c->sticky_seen[i] && c->last.len >= 4 &&
+				    proc_le32(c->last.p) == c->sticky_kind[i]) {
+					proc_buf_set(&c->sticky[i], c->last.p, c->last.len);
+					c->sticky_seen[i] = true;
+				}
 		}
 	}
 }
@@ -619,7 +621,7 @@ enum proc_wait proc_target_step(struct proc_target *t, const uint8_t *bytes, siz
 	t->present = 0;
 	t->reply.len = 0;
 	t->flood = false;
-	t->ctl.sticky_seen = false;
+	memset(t->ctl.sticky_seen, 0, sizeof t->ctl.sticky_seen);
 	for (;;) {
 		if (proc_interrupted) {
 			w = PROC_INTERRUPTED;

@@ -5,7 +5,14 @@
  * A target may signal its parent (kill(getppid(), SIGTERM), which the
  * preload drops, or kill() of a pid it found in /proc): that is the
  * target's misbehaviour, judged like any other, not the user asking cmc to
- * stop.  A target is a child of cmc (fork snapshots too: CLONE_PARENT) or a
+ * stop.  In a PID namespace it cannot name cmc; without one the seccomp
+ * wall (sigwall.c) stops the call before anything is sent and the
+ * preload reports it (CMC_CTL_SIGNAL, judged by walled() here, with the
+ * operation).  What follows is for a signal that still arrives: a target
+ * with no wall (the kernel refused the filter), or a path the wall does
+ * not cover.  Such signals are not exact: two targets that signal at once
+ * are one pending signal (the kernel keeps one of each), and one of them
+ * goes unjudged.  A target is a child of cmc (fork snapshots too: CLONE_PARENT) or a
  * descendant of one; one that left that tree (a double fork) is still in
  * its jail's cgroup, cmc-<cmc's pid>/... (limits.c).
  *
@@ -44,6 +51,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "layout/cmc_region.h"
 #include "proc.h"
 #include "target.h"
 #include "util.h"
@@ -262,6 +270,40 @@ void proc_signals_open(void (*user)(int sig))
 	pthread_mutex_unlock(&mu);
 }
 
+/* The fault of an operation whose target signalled cmc (other: from a
+ * process the program made, not the one cmc runs). */
+static void signal_fault(struct proc_obs *obs, int sig, bool other)
+{
+	if (obs->fault != PROC_FAULT_NONE)
+		return;
+	obs->fault = PROC_FAULT_SIGNAL;
+	snprintf(obs->fault_msg, sizeof obs->fault_msg,
+		 "the target sent cmc signal %d (SIG%s)%s: a target must not signal cmc", sig,
+		 sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", other ? " from a process of its own" : "");
+}
+
+/* The wall's report (CMC_CTL_SIGNAL, sigwall.c): a call that would have
+ * signalled cmc was stopped.  The record is the target's word, checked for
+ * form only: a target that forges one faults itself. */
+static void walled(const struct proc_target *t, struct proc_obs *obs)
+{
+	const struct proc_chan *c = &t->ctl;
+	if (!c->sticky_seen[PROC_STICKY_SIGNAL])
+		return;
+	const struct proc_buf *b = &c->sticky[PROC_STICKY_SIGNAL];
+	uint32_t sig = b->len == CMC_CTL_SIGNAL_LEN ? proc_le32(b->p + 4) : 0;
+	uint32_t flags = b->len == CMC_CTL_SIGNAL_LEN ? proc_le32(b->p + 8) : 0;
+	if (sig < 1 || sig > 64 || (flags & ~CMC_SIGNAL_OTHER) || proc_le32(b->p + 12) != 0) {
+		if (obs->fault == PROC_FAULT_NONE) {
+			obs->fault = PROC_FAULT_PROTOCOL;
+			snprintf(obs->fault_msg, sizeof obs->fault_msg,
+				 "malformed signal report on the control fd (%zu bytes)", b->len);
+		}
+		return;
+	}
+	signal_fault(obs, (int)sig, flags & CMC_SIGNAL_OTHER);
+}
+
 /* Caller holds mu. */
 static bool take(pid_t pid, pid_t pgid, struct proc_obs *obs)
 {
@@ -276,13 +318,7 @@ static bool take(pid_t pid, pid_t pgid, struct proc_obs *obs)
 		int sig = slots[i].sig;
 		pid_t sender = slots[i].sender;
 		slots[i].used = false;
-		if (obs->fault == PROC_FAULT_NONE) {
-			obs->fault = PROC_FAULT_SIGNAL;
-			snprintf(obs->fault_msg, sizeof obs->fault_msg,
-				 "the target sent cmc signal %d (SIG%s)%s: a target must not signal cmc",
-				 sig, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
-				 sender == pid ? "" : " from a process of its own");
-		}
+		signal_fault(obs, sig, sender != pid);
 		return true;
 	}
 	return false;
@@ -296,4 +332,5 @@ void proc_signal_take(const struct proc_target *t, struct proc_obs *obs)
 	drain_locked();
 	take(t->pid, t->pgid, obs);
 	pthread_mutex_unlock(&mu);
+	walled(t, obs);
 }

@@ -176,7 +176,7 @@ static void child_fd(int from, int to)
 
 static _Noreturn void child(const struct proc_scenario *sc, char **av, char **env, int in_r,
 			    int out_w, int canon_w, int ctl_w, int snap_w, int errp, bool det,
-			    const struct proc_scratch *scratch, const char *exe)
+			    const struct proc_scratch *scratch, const char *exe, pid_t wall_pgrp)
 {
 	int e;
 	sigset_t all;
@@ -225,6 +225,9 @@ static _Noreturn void child(const struct proc_scenario *sc, char **av, char **en
 	for (int fd = 3; fd < 100; fd++)
 		if (fd != sc->canon_fd && fd != PROC_CTL_FD)
 			close(fd);
+	/* Sharing cmc's pid numbers: the target must not signal cmc. */
+	if (wall_pgrp > 0)
+		(void)proc_sigwall_child(getppid(), wall_pgrp);
 	/* Deterministic: stop at exec so cmc can fix AT_RANDOM (fix_random). */
 	if (det)
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
@@ -363,7 +366,8 @@ struct proc_target *proc_target_alloc(const struct proc_scenario *sc)
 	t->canon.magic = CMC_CANON_MAGIC;
 	t->canon.max = CMC_CANON_MAX;
 	t->ctl.magic = CMC_CTL_MAGIC;
-	t->ctl.sticky_kind = CMC_CTL_LIMIT;
+	t->ctl.sticky_kind[PROC_STICKY_LIMIT] = CMC_CTL_LIMIT;
+	t->ctl.sticky_kind[PROC_STICKY_SIGNAL] = CMC_CTL_SIGNAL;
 	t->ctl.max = CMC_CTL_MAX;
 	return t;
 }
@@ -458,6 +462,7 @@ static void launch(struct proc_target *t, struct spawn_fds *d, char **av, char *
 	const struct proc_scenario *sc = t->sc;
 	t->jail = proc_jail_new(sc);
 	bool in_ns = proc_pids_enter(); /* the run's PID namespace, where there is one */
+	pid_t wall_pgrp = in_ns ? 0 : getpgrp();
 	pid_t pid = fork();
 	if (pid < 0)
 		eng_die("fork: %s", strerror(errno));
@@ -467,7 +472,7 @@ static void launch(struct proc_target *t, struct spawn_fds *d, char **av, char *
 	}
 	if (pid == 0)
 		child(sc, av, env, d->in[0], d->out[1], d->canon[1], d->ctl[1], d->sp[1], d->errp[1], det,
-		      t->scratch, exe);
+		      t->scratch, exe, wall_pgrp);
 	/* Both sides set the group, so kill(-pid) works whoever runs first. */
 	setpgid(pid, pid);
 	t->pid = t->pgid = pid;
@@ -711,7 +716,8 @@ static void chan_close(struct proc_chan *c)
 	c->fd = -1;
 	proc_buf_free(&c->cur);
 	proc_buf_free(&c->last);
-	proc_buf_free(&c->sticky);
+	for (int i = 0; i < PROC_STICKY; i++)
+		proc_buf_free(&c->sticky[i]);
 }
 
 void proc_target_kill(struct proc_target *t)

@@ -52,6 +52,11 @@ struct proc_image {
 int proc_elf_load(const struct proc_scenario *sc, struct proc_image *img, char *err, size_t errlen);
 void proc_image_free(struct proc_image *img);
 
+/* Record kinds of a channel kept apart from the rest (proc_chan.sticky). */
+#define PROC_STICKY 2
+#define PROC_STICKY_LIMIT 0  /* the control channel's CMC_CTL_LIMIT */
+#define PROC_STICKY_SIGNAL 1 /* ... and CMC_CTL_SIGNAL */
+
 /* Incremental decoder of one record channel (canonical or control). */
 struct proc_chan {
 	int fd;                 /* cmc's read end, non-blocking; -1 when closed */
@@ -63,13 +68,14 @@ struct proc_chan {
 	struct proc_buf last;   /* last complete payload */
 	uint64_t complete;      /* complete records seen */
 	bool bad;               /* malformed: a protocol fault */
-	/* Records whose first LE32 is sticky_kind (non-zero; the control
-	 * channel's CMC_CTL_LIMIT) are also kept in `sticky`, so a later
-	 * record cannot hide them; sticky_seen stays set until the owner
-	 * clears it (at each operation). */
-	uint32_t sticky_kind;
-	struct proc_buf sticky;
-	bool sticky_seen;
+	/* Records whose first LE32 is sticky_kind[i] (non-zero; the control
+	 * channel's CMC_CTL_LIMIT and CMC_CTL_SIGNAL) are also kept, the
+	 * first of each kind in an operation, in sticky[i], so a later record
+	 * cannot hide them; sticky_seen[i] stays set until the owner clears
+	 * it (at each operation). */
+	uint32_t sticky_kind[PROC_STICKY];
+	struct proc_buf sticky[PROC_STICKY];
+	bool sticky_seen[PROC_STICKY];
 };
 
 /*
@@ -205,6 +211,13 @@ bool proc_pids_enter(void);
 void proc_pids_leave(bool entered);
 const char *proc_pids_lost(void);
 void proc_pids_close(void);
+
+/* sigwall.c: in a target's child before exec, where it shares cmc's pid
+ * numbers (no PID namespace): a seccomp filter that stops every call that
+ * would signal cmc (pid cmc, its group cmc_pgrp).  0, or -1 with errno
+ * where the kernel refused (the target then runs unfiltered).
+ * Async-signal-safe. */
+int proc_sigwall_child(pid_t cmc, pid_t cmc_pgrp);
 
 /* Ask the kernel to attach the sender's pid (SCM_CREDENTIALS, in cmc's
  * namespace) to every message on cmc's end of a snapshot socket; set before

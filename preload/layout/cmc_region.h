@@ -213,6 +213,26 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_CTL_LIMIT_LEN 32u
 #define CMC_LIMIT_AS 1u
 
+/*
+ *   CMC_CTL_SIGNAL: a process of the target's asked the kernel to signal
+ *   cmc (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo naming
+ *   cmc's pid; kill of cmc's process group or of -1) and was stopped.
+ *   Without a PID namespace (engine/proc/pids.c) cmc puts a seccomp filter
+ *   on the target (engine/proc/sigwall.c) that turns such a call into
+ *   SIGSYS with si_errno CMC_WALL_DATA; the preload's handler
+ *   (preload/sigwall.c) makes the call fail with ESRCH, as it does from a
+ *   namespace where cmc cannot be named, and sends this record when the
+ *   signal was not 0.  Exactly CMC_CTL_SIGNAL_LEN bytes, all LE:
+ *     uint32 kind, uint32 signal (1..64), uint32 flags, uint32 0
+ *   flags: CMC_SIGNAL_OTHER when the caller was not the process cmc runs
+ *   (a child the program made).  Another length or a bad field is a
+ *   protocol fault; cmc reports a `signal` fault for the operation.
+ */
+#define CMC_CTL_SIGNAL 4u
+#define CMC_CTL_SIGNAL_LEN 16u
+#define CMC_SIGNAL_OTHER 1u
+#define CMC_WALL_DATA 0x0c3cu /* SECCOMP_RET_DATA of the filter's trap */
+
 /* ---- 4. Faults --------------------------------------------------------- */
 
 /*

@@ -6,7 +6,8 @@
  * Input: byte 0 the exit status, byte 1 bit 0 "died on a signal" (the
  * signal is byte 2) and bit 1 "a leak property asked for the exit report"
  * (CMC_CTL_EXIT_LIVE, decoded only then), then the control stream (a
- * CMC_CTL_LIMIT record anywhere in it is kept and decoded too).  The fault text that results
+ * CMC_CTL_LIMIT or CMC_CTL_SIGNAL record anywhere in it is kept and decoded
+ * too).  The fault text that results
  * is bounded and NUL-terminated; its message part came from the target and
  * is checked to be no longer than the preload may send.
  */
@@ -32,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				.stat_fd = -1, .sc = &sc};
 	t.canon = (struct proc_chan){.fd = -1, .magic = CMC_CANON_MAGIC, .max = CMC_CANON_MAX};
 	t.ctl = (struct proc_chan){.fd = -1, .magic = CMC_CTL_MAGIC, .max = CMC_CTL_MAX,
-				   .sticky_kind = CMC_CTL_LIMIT};
+				   .sticky_kind = {CMC_CTL_LIMIT, CMC_CTL_SIGNAL}};
 	/* two halves, so a record split across reads is exercised too */
 	proc_chan_feed(&t.ctl, data, size / 2);
 	proc_chan_feed(&t.ctl, data + size / 2, size - size / 2);
@@ -61,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	proc_obs_free(&obs);
 	proc_buf_free(&t.ctl.cur);
 	proc_buf_free(&t.ctl.last);
-	proc_buf_free(&t.ctl.sticky);
+	for (int i = 0; i < PROC_STICKY; i++)
+		proc_buf_free(&t.ctl.sticky[i]);
 	return 0;
 }

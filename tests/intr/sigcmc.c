@@ -14,6 +14,11 @@
  *              in pause() until cmc kills the target's process group
  *              (a sender that is gone before cmc looks at it
  *              cannot be told from the user's)              -> SENT
+ *   probe W    ask the kernel whether cmc could be signalled (signal 0):
+ *              W is "pid" (cmc's pid), "group" (cmc's process group)
+ *              or "all" (-1, every process we may signal)  -> ALIVE
+ *              when the kernel said yes, GONE when no, NOCMC when cmc
+ *              was not found
  *   anything else                                            -> ERR
  */
 #include <fcntl.h>
@@ -113,6 +118,18 @@ int main(void)
 				close(fd);
 			}
 			say("OK\n");
+		} else if (strncmp(line, "probe ", 6) == 0) {
+			pid_t cmc = find_cmc(), whom = 0;
+			if (strcmp(line + 6, "pid") == 0)
+				whom = cmc;
+			else if (strcmp(line + 6, "group") == 0)
+				whom = -(pid_t)syscall(SYS_getpgid, cmc);
+			else if (strcmp(line + 6, "all") == 0)
+				whom = -1;
+			if (cmc <= 0 || whom == 0 || whom == 1)
+				say("NOCMC\n");
+			else
+				say(syscall(SYS_kill, whom, 0) == 0 ? "ALIVE\n" : "GONE\n");
 		} else if (sscanf(line, "sig %d", &sig) == 1) {
 			send_sig(sig);
 			say("SENT\n");
