@@ -3,6 +3,7 @@
 # worker while keys are answered, pauses, resumes, and `q` stops it and
 # stores the run as interrupted; the database then opens read-only and says
 # the run is incomplete, as it does for a run whose writer was SIGKILLed.
+# A search a bound cuts short is stored bounded.
 # Also: no terminal -> exit 2; NO_COLOR -> no colour sequences.
 . "$(dirname "$0")/test-lib.sh"
 . "$(dirname "$0")/tui-lib.sh"
@@ -41,6 +42,17 @@ keys u
 ok "runs: the runs view lists the run as incomplete" wait_for '^[ !][ *] +1 model +bench-counters-small +interrupted .*incomplete'
 keys q
 ok "database: q leaves" wait_for 'EXITED=0'
+
+# A search a bound cuts short is stored as `cmc check` stores it:
+# bounded (the workbench stored it interrupted).
+start "'$CMC' tui --db b.db --max-depth 3 diehard"
+ok "bound: the session opens" wait_for 'run 1 live diehard'
+keys r
+ok "bound: the search ends at the bound" wait_for 'search ended at a bound'
+keys q
+ok "bound: q leaves" wait_for 'EXITED=0'
+is "bound: the run is stored bounded" \
+	"$("$CMC" runs --db b.db --json | grep -o '"status": "[a-z]*"')" '"status": "bounded"'
 
 # A stored counterexample replayed from the database against the model.
 "$CMC" check --db v.db diehard-solve >/dev/null 2>&1

@@ -170,10 +170,15 @@ static int64_t begin_run(struct wb *wb, char *err, size_t errlen)
 void wb_run_set_partial(uint32_t from) { run_from = from; }
 uint32_t wb_run_partial_from(void) { return run_from; }
 
+/* As `cmc check` stores it: a search a depth or state bound cut short is
+ * 'complete' in the status column with its bounded flag set, and reads
+ * 'bounded' (store/read.c). */
 static const char *end_status(const eng_stats *t)
 {
 	return t->violations ? "violation"
-	       : t->complete && run_from == ENG_NO_STATE ? "complete" : "interrupted";
+	       : (t->complete || (t->bounded && !t->stopped)) && run_from == ENG_NO_STATE
+		       ? "complete"
+		       : "interrupted";
 }
 
 int wb_session_reorder(struct wb *wb, eng_order order, char *err, size_t errlen)
