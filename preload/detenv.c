@@ -26,20 +26,25 @@
  *           usage counters (page faults, context switches, max RSS) read 0.
  *   getpid, getppid, getpgrp, getpgid, getsid, kill and the other calls
  *           that name a process: the target's pid world, detpid.c.
- *   getrandom, getentropy, and open/openat of /dev/urandom, /dev/random
+ *   getrandom, getentropy, and open/openat (also _FORTIFY_SOURCE's
+ *           __open_2 family, and fopen) of /dev/urandom, /dev/random
  *           bytes from one seeded generator (splitmix64); an opened random
  *           device is a memfd holding DET_DEVBYTES fresh bytes, read as a
  *           file (an fd kept open across operations is shared with snapshot
  *           children by fork: read it whole or reopen it).
  *   waits on descriptors with a timeout: see detwait.c.
  * Off (unset or "0"): the entry points behave as libc's, by raw syscalls.
- * Like the rest of the preload: libc only, never allocates.
+ * Like the rest of the preload: libc only, never allocates (but for the
+ * FILE an interposed fopen makes for the program, as libc's would).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -326,4 +331,67 @@ PL_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	mode_t m = mode_arg(flags, ap);
 	va_end(ap);
 	return do_openat(dirfd, path, flags, m);
+}
+
+/* _FORTIFY_SOURCE's entry points, which a program built with it (all of
+ * Debian) calls instead of open() when the compiler cannot see the flags:
+ * perl's open of /dev/urandom for its seeds comes here, and read the
+ * machine's randomness (a different heap on every run) before these were
+ * interposed.  As glibc's, a call that may create a file without a mode
+ * is the program's bug and ends it. */
+static int fortified(int dirfd, const char *path, int flags)
+{
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		static const char m[] = "*** invalid open call: O_CREAT or O_TMPFILE without mode ***: "
+					"terminated\n";
+		(void)!write(2, m, sizeof m - 1);
+		abort();
+	}
+	return do_openat(dirfd, path, flags, 0);
+}
+
+PL_EXPORT int __open_2(const char *path, int flags) { return fortified(AT_FDCWD, path, flags); }
+PL_EXPORT int __open64_2(const char *path, int flags) { return fortified(AT_FDCWD, path, flags); }
+PL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return fortified(dirfd, path, flags);
+}
+PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return fortified(dirfd, path, flags);
+}
+
+/* fopen opens by glibc's internal open, which no interposed open() sees:
+ * the random devices and the target's /proc/<pid> are mapped here as
+ * open() maps them, and the FILE is the program's (made by libc's fdopen,
+ * an allocation fopen would have made too).  Any other path, or the
+ * deterministic environment off: libc's own fopen. */
+static FILE *det_fopen(const char *path, const char *mode, const char *sym)
+{
+	FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, sym);
+	if (!on() || !path || !mode || mode[0] != 'r' || strchr(mode, '+') || !is_random_dev(path)) {
+		char own[256];
+		const char *p = on() && path ? pl_det_proc_path(path, own, sizeof own) : path;
+		if (!real) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		return real(p, mode);
+	}
+	int fd = random_fd(strchr(mode, 'e') ? O_CLOEXEC : 0);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, mode);
+	if (!f) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+PL_EXPORT FILE *fopen(const char *path, const char *mode) { return det_fopen(path, mode, "fopen"); }
+PL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return det_fopen(path, mode, "fopen64");
 }

@@ -66,3 +66,9 @@ EXTRA_ALL += $(B)/tests-helpers/stattarget
 $(B)/tests-helpers/stattarget: tests/proc/stattarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# State in open files a fork shares, seeds by fopen and __open_2 (t5398):
+# built with _FORTIFY_SOURCE, as Debian builds its programs.
+EXTRA_ALL += $(B)/tests-helpers/filestarget
+$(B)/tests-helpers/filestarget: tests/proc/filestarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -D_FORTIFY_SOURCE=2 -o $@ $<
