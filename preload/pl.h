@@ -97,6 +97,12 @@ pid_t pl_snap_cmc(void);
  * when the kernel refused (it then shares its origin's). */
 bool pl_snap_own_cwd(char *src, char *at, int snap_fd);
 
+/* snapfiles.c: in a fork child, after pl_snap_own_cwd (at: the copy's
+ * mount, NULL when none): each regular file the program holds open gets a
+ * file description of its own (offset), and an unnamed one (tmpfile, a
+ * memfd) a copy of its contents.  Async-signal-safe. */
+void pl_snap_own_files(const char *at, int snap_fd);
+
 /* snap.c: the real port of a tcp target, from cmc's CONFIG message on the
  * snapshot socket (cmc_region.h); 0 when there is none. */
 uint16_t pl_snap_config_port(void);

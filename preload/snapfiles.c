@@ -1,0 +1,194 @@
+/*
+ * snapfiles.c — a fork snapshot's child gets open files of its own.
+ *
+ * fork() shares every open file description between the child and its
+ * origin: one file offset, and for a file with no name (tmpfile(), a
+ * memfd) the only copy of its contents.  A child that reads or writes such
+ * a file moves its origin's offset and changes what the origin and every
+ * later sibling read, and the search then depends on the order in which
+ * children ran: GNU ed keeps its buffer in a tmpfile(), and its fork run
+ * reached 103 states where replay, which starts each trace afresh, reached
+ * 95.  So in the child, before it takes its operation, every regular file
+ * the program holds open (the first 256 descriptors) is given a
+ * description of its own, on the same descriptor, with the same flags and
+ * offset:
+ *   - a file with a name is reopened (/proc/self/fd/N): a private offset,
+ *     the same contents (a file in the working directory is the copy's
+ *     already: snapcwd.c; one elsewhere that the child writes still
+ *     reaches its origin, as any file outside the state does);
+ *   - a file with no name is copied whole into a new one of the same kind
+ *     (O_TMPFILE in the same directory, or a memfd of the same name), so
+ *     nothing the child writes there reaches its origin.  That costs a copy
+ *     of the file per fork: a program with a large unnamed file (a sort's
+ *     spill file) pays it on every snapshot child.
+ * What is not carried over: a lock held on the file, and a shared mapping
+ * of an unnamed file (it stays the origin's).  Raw system calls only, no
+ * allocation (async-signal-safe: called from the snapshot's handler).
+ */
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pl.h"
+
+#define MAX_FDS 256
+
+static long raw(long nr, long a, long b, long c, long d, long e)
+{
+	return syscall(nr, a, b, c, d, e);
+}
+
+/* "/proc/self/fd/N", without snprintf (out: 32 bytes). */
+static void fd_link(char *out, int fd)
+{
+	static const char pre[] = "/proc/self/fd/";
+	memcpy(out, pre, sizeof pre - 1);
+	char digits[12];
+	int n = 0;
+	do
+		digits[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	size_t k = sizeof pre - 1;
+	while (n)
+		out[k++] = digits[--n];
+	out[k] = 0;
+}
+
+/* The program's descriptors, but for skip (the snapshot socket). */
+static int list_fds(int *fds, int skip)
+{
+	int dir = (int)raw(SYS_open, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	if (dir < 0)
+		return 0;
+	char buf[4096];
+	long n;
+	int nfds = 0;
+	while ((n = raw(SYS_getdents64, dir, (long)buf, sizeof buf, 0, 0)) > 0)
+		for (long off = 0; off < n;) {
+			const char *name = buf + off + 19; /* struct linux_dirent64's d_name */
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof reclen);
+			off += reclen;
+			if (name[0] < '0' || name[0] > '9')
+				continue;
+			int fd = 0;
+			for (const char *q = name; *q >= '0' && *q <= '9'; q++)
+				fd = fd * 10 + (*q - '0');
+			if (fd != dir && fd != skip && nfds < MAX_FDS)
+				fds[nfds++] = fd;
+		}
+	raw(SYS_close, dir, 0, 0, 0, 0);
+	return nfds;
+}
+
+/* Copy size bytes of from into to, by offsets (from's offset, which its
+ * origin shares, does not move).  False on a short copy. */
+static bool copy_all(int from, int to, off_t size)
+{
+	char buf[4096];
+	for (off_t at = 0; at < size;) {
+		long r = raw(SYS_pread64, from, (long)buf, sizeof buf, at, 0);
+		if (r <= 0)
+			return false;
+		for (long w = 0; w < r;) {
+			long k = raw(SYS_pwrite64, to, (long)(buf + w), r - w, at + w, 0);
+			if (k <= 0)
+				return false;
+			w += k;
+		}
+		at += r;
+	}
+	return true;
+}
+
+/* A new unnamed file like the one at path ("/tmp/#123 (deleted)",
+ * "/memfd:name (deleted)"), read-write; -1 when none can be made. */
+static int unnamed_like(const char *path, mode_t mode)
+{
+	static const char memfd[] = "/memfd:", deleted[] = " (deleted)";
+	char name[256];
+	size_t len = strlen(path);
+	if (len >= sizeof deleted - 1 && !strcmp(path + len - (sizeof deleted - 1), deleted))
+		len -= sizeof deleted - 1;
+	if (!strncmp(path, memfd, sizeof memfd - 1)) {
+		size_t k = len - (sizeof memfd - 1);
+		if (k >= sizeof name)
+			k = sizeof name - 1;
+		memcpy(name, path + sizeof memfd - 1, k);
+		name[k] = 0;
+		return (int)raw(SYS_memfd_create, (long)name, MFD_CLOEXEC, 0, 0, 0);
+	}
+	const char *slash = NULL;
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			slash = path + i;
+	if (path[0] != '/' || !slash || (size_t)(slash - path) >= sizeof name)
+		return -1;
+	size_t k = slash > path ? (size_t)(slash - path) : 1;
+	memcpy(name, path, k);
+	name[k] = 0;
+	return (int)raw(SYS_open, (long)name, O_TMPFILE | O_RDWR | O_CLOEXEC, mode & 07777, 0, 0);
+}
+
+/* Is path under the directory at (the working directory's copy)? */
+static bool under(const char *path, const char *at)
+{
+	size_t len = at ? strlen(at) : 0;
+	return len && !strncmp(path, at, len) && path[len] == '/';
+}
+
+void pl_snap_own_files(const char *at, int snap_fd)
+{
+	int fds[MAX_FDS];
+	int nfds = list_fds(fds, snap_fd);
+	for (int i = 0; i < nfds; i++) {
+		int fd = fds[i];
+		char link[32], path[4096];
+		struct stat st;
+		if (raw(SYS_fstat, fd, (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		long fl = raw(SYS_fcntl, fd, F_GETFL, 0, 0, 0);
+		long fdfl = raw(SYS_fcntl, fd, F_GETFD, 0, 0, 0);
+		if (fl < 0 || fdfl < 0 || (fl & O_PATH))
+			continue;
+		fd_link(link, fd);
+		long k = raw(SYS_readlink, (long)link, (long)path, sizeof path - 1, 0, 0);
+		if (k <= 0)
+			continue;
+		path[k] = 0;
+		if (under(path, at))
+			continue; /* snapcwd.c reopened it on the copy */
+		long pos = raw(SYS_lseek, fd, 0, SEEK_CUR, 0, 0);
+		long reopen = (fl & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC;
+		int nfd = -1;
+		if (st.st_nlink == 0) {
+			int copy = unnamed_like(path, st.st_mode);
+			if (copy >= 0 && !copy_all(fd, copy, st.st_size)) {
+				raw(SYS_close, copy, 0, 0, 0, 0);
+				copy = -1;
+			}
+			if (copy < 0)
+				continue; /* shared with its origin, as before */
+			if ((fl & O_ACCMODE) == O_RDWR) {
+				nfd = copy;
+				raw(SYS_fcntl, nfd, F_SETFL, fl, 0, 0);
+			} else {
+				fd_link(link, copy);
+				nfd = (int)raw(SYS_open, (long)link, reopen, 0, 0, 0);
+				raw(SYS_close, copy, 0, 0, 0, 0);
+			}
+		} else {
+			nfd = (int)raw(SYS_open, (long)link, reopen, 0, 0, 0);
+		}
+		if (nfd < 0)
+			continue;
+		if (pos > 0)
+			raw(SYS_lseek, nfd, pos, SEEK_SET, 0, 0);
+		raw(SYS_dup3, nfd, fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0, 0, 0);
+		raw(SYS_close, nfd, 0, 0, 0, 0);
+	}
+}
