@@ -11,6 +11,14 @@
  * record with the operation that made it: a `signal` fault.  Nothing is
  * ever sent, so nothing depends on when cmc would have looked.
  *
+ * fcntl(F_SETOWN_EX) and ioctl(FIOSETOWN, SIOCSPGRP) trap too, whatever
+ * their owner, which is behind a pointer the filter cannot follow: the
+ * handler reads it (EFAULT where the kernel would say so), fails the call
+ * with ESRCH when it names cmc (its pid, group or a thread of it), and
+ * otherwise does it by F_SETOWN, which the filter judges by value and
+ * which sets the same owner (a thread owner of the caller's own becomes
+ * its process).
+ *
  * Any other SIGSYS (a filter of the program's own, an unknown system call
  * where the kernel raises it) gets the default action, as if no handler
  * were set.  A program that sets its own SIGSYS handler replaces this one
@@ -19,9 +27,12 @@
  * (CMC_CTL_FD set); x86_64 only, as the filter.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -69,6 +80,101 @@ static int signal_arg(unsigned arch, long nr)
 	return -2;
 }
 
+/* fcntl(F_SETOWN_EX) and ioctl(FIOSETOWN, SIOCSPGRP), which the filter
+ * traps because their owner is behind a pointer: which kind (0: neither). */
+enum { OWN_NONE, OWN_FCNTL_EX, OWN_IOCTL };
+
+static int owner_call(unsigned arch, long nr)
+{
+	if (arch == AUDIT_ARCH_I386)
+		return nr == 55 || nr == 221 ? OWN_FCNTL_EX : nr == 54 ? OWN_IOCTL : OWN_NONE;
+	nr &= ~X32;
+	return nr == 72 ? OWN_FCNTL_EX : nr == 16 || nr == 514 ? OWN_IOCTL : OWN_NONE;
+}
+
+/* n bytes at the program's address p, or false where the kernel would
+ * have said EFAULT. */
+static bool peek(void *to, unsigned long p, size_t n)
+{
+	struct iovec l = {to, n}, r = {(void *)p, n};
+	return syscall(SYS_process_vm_readv, syscall(SYS_getpid), &l, 1, &r, 1, 0) == (long)n;
+}
+
+/* Does (type, id) name cmc: its pid, its process group, or one of its
+ * threads? */
+static bool names_cmc(int type, pid_t id)
+{
+	pid_t cmc = pl_snap_cmc();
+	if (cmc <= 0)
+		return false;
+	if (type == F_OWNER_PGRP)
+		return id == (pid_t)syscall(SYS_getpgid, cmc);
+	if (id == cmc)
+		return true;
+	if (type != F_OWNER_TID)
+		return false;
+	char path[64] = "/proc/", *q = path + 6;
+	char d[12];
+	int k = 0;
+	for (long v = cmc; v; v /= 10)
+		d[k++] = (char)('0' + v % 10);
+	while (k)
+		*q++ = d[--k];
+	memcpy(q, "/task/", 6);
+	q += 6;
+	for (long v = id; v; v /= 10)
+		d[k++] = (char)('0' + v % 10);
+	while (k)
+		*q++ = d[--k];
+	*q = 0;
+	return id > 0 && syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) == 0;
+}
+
+/* The trapped call, done by F_SETOWN, which the filter judges by value:
+ * the same owner for a process or a group.  A thread owner is taken for
+ * its process when it is one of the caller's (the signal then goes to
+ * the process, not that thread: threaded targets run under replay). */
+static long set_owner(const greg_t *a, int kind)
+{
+	int fd = (int)a[0];
+	int type;
+	pid_t id;
+	if (kind == OWN_IOCTL) {
+		int who;
+		if (!peek(&who, (unsigned long)a[2], sizeof who))
+			return -EFAULT;
+		type = who < 0 ? F_OWNER_PGRP : F_OWNER_PID;
+		id = who < 0 ? -who : who;
+	} else {
+		struct f_owner_ex ex;
+		if (!peek(&ex, (unsigned long)a[2], sizeof ex))
+			return -EFAULT;
+		type = ex.type;
+		id = ex.pid;
+		if (type != F_OWNER_TID && type != F_OWNER_PID && type != F_OWNER_PGRP)
+			return -EINVAL;
+	}
+	if (names_cmc(type, id))
+		return -ESRCH;
+	long who = type == F_OWNER_PGRP ? -(long)id : id;
+	if (type == F_OWNER_TID && id != 0) {
+		pid_t self = (pid_t)syscall(SYS_getpid);
+		char path[64] = "/proc/self/task/", *q = path + 16;
+		char d[12];
+		int k = 0;
+		for (long v = id; v; v /= 10)
+			d[k++] = (char)('0' + v % 10);
+		while (k)
+			*q++ = d[--k];
+		*q = 0;
+		if (syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) != 0)
+			return -ESRCH;
+		who = self;
+	}
+	long r = syscall(SYS_fcntl, fd, F_SETOWN, who);
+	return r < 0 ? -errno : r;
+}
+
 static void not_ours(void)
 {
 	struct sigaction dfl;
@@ -83,10 +189,10 @@ static void on_sys(int sig, siginfo_t *si, void *ucv)
 {
 	(void)sig;
 	ucontext_t *uc = ucv;
-	int at = si->si_code == SYS_SECCOMP && si->si_errno == CMC_WALL_DATA
-			 ? signal_arg(si->si_arch, si->si_syscall)
-			 : -2;
-	if (at == -2) {
+	bool ours = si->si_code == SYS_SECCOMP && si->si_errno == CMC_WALL_DATA;
+	int at = ours ? signal_arg(si->si_arch, si->si_syscall) : -2;
+	int own = ours ? owner_call(si->si_arch, si->si_syscall) : OWN_NONE;
+	if (at == -2 && own == OWN_NONE) {
 		not_ours();
 		return;
 	}
@@ -95,6 +201,10 @@ static void on_sys(int sig, siginfo_t *si, void *ucv)
 	greg_t args64[3] = {g[REG_RDI], g[REG_RSI], g[REG_RDX]};
 	greg_t args32[3] = {g[REG_RBX], g[REG_RCX], g[REG_RDX]};
 	const greg_t *a = si->si_arch == AUDIT_ARCH_I386 ? args32 : args64;
+	if (own != OWN_NONE) {
+		g[REG_RAX] = set_owner(a, own);
+		return;
+	}
 	g[REG_RAX] = -ESRCH;
 	if (at < 0)
 		return;

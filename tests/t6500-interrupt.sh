@@ -163,6 +163,22 @@ for ex in replay fork; do
 	is "... no violation" "$(grep -c '"property"' p.json | tr -d ' ')" 0
 	is "... every state explored (2^3)" "$(json_get p.json distinct)" 8
 done
+# Making cmc the owner of a descriptor's I/O signals (then any byte of
+# input sent cmc SIGIO, whose default ended it: exit 157) fails as from a
+# namespace, by every call that sets an owner; the target's own stays
+# its to set.
+for how in fcntl ex ioctl; do
+	{
+		echo "target $H"
+		printf 'op "own" "own cmc %s\\n" once\nop "self" "own self %s\\n" once\n' $how $how
+		printf '%s\n' 'op "x" "x\n"' 'depth 4' 'property reply own ESRCH' 'property reply self SET'
+	} >o.scn
+	for ex in replay fork; do
+		"$CMC" check --exec $ex o.scn --no-store --json >o.json 2>o.err
+		is "owner by $how ($ex): cmc is not one, the target is: exit 0" "$?" 0
+		is "... every state explored" "$(json_get o.json distinct)" 4
+	done
+done
 unset CMC_NO_PIDNS
 "$CMC" check --exec fork --keep-going t.scn --no-store --json >t.json 2>t.err
 rc=$?

@@ -609,6 +609,9 @@ eng_frontend *proc_open(const char *path, eng_opts *opts, char *err, size_t errl
 			sc->path);
 	/* Writing to a target that just died must be an EPIPE, not our death. */
 	signal(SIGPIPE, SIG_IGN);
+	/* cmc owns no descriptor's I/O signals; a target that made it the
+	 * owner of one (sigwall.c stops that where it can) must not end it. */
+	signal(SIGIO, SIG_IGN);
 	/* fork falls back to replay by itself */
 	p->exec_replay = ex && !strcmp(ex, "replay");
 	p->x = new_exec(p);

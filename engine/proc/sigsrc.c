@@ -210,6 +210,12 @@ static void drain_locked(void)
 			return; /* EAGAIN: none left */
 		for (size_t i = 0; i < (size_t)n / sizeof si[0]; i++) {
 			int sig = (int)si[i].ssi_signo;
+			/* An I/O signal (POLL_IN ... POLL_HUP: a descriptor whose
+			 * owner is cmc, F_SETSIG naming this signal) is nobody's
+			 * request: never the user's.  sigwall.c keeps targets
+			 * from making cmc an owner; cmc makes none itself. */
+			if (si[i].ssi_code > 0 && si[i].ssi_code < SI_KERNEL)
+				continue;
 			bool by_kill = si[i].ssi_code == SI_USER || si[i].ssi_code == SI_QUEUE;
 			if (by_kill && from_target(sig, (pid_t)si[i].ssi_pid))
 				continue;

@@ -16,7 +16,12 @@
  * (every process the target may signal, cmc among them); tkill, tgkill,
  * rt_sigqueueinfo and rt_tgsigqueueinfo naming cmc's pid as the thread
  * group (tkill: cmc's main thread); pidfd_open of cmc's pid, so
- * pidfd_send_signal cannot reach it.  Each becomes SIGSYS with si_errno
+ * pidfd_send_signal cannot reach it; and making cmc the owner of a
+ * descriptor's I/O signals (fcntl F_SETOWN, which fails with ESRCH here;
+ * F_SETOWN_EX, ioctl FIOSETOWN and SIOCSPGRP, whose owner is behind a
+ * pointer, trap and the handler reads it), after which F_SETSIG could
+ * have sent cmc any signal, SIGKILL too, on the next byte of input (it
+ * did: cmc died of SIGIO).  The signal calls become SIGSYS with si_errno
  * CMC_WALL_DATA (SECCOMP_RET_TRAP), for the x86_64, x32 and i386 entry
  * points alike.  The preload's handler (preload/sigwall.c) fails the call
  * with ESRCH, as from a namespace, and reports it (CMC_CTL_SIGNAL, with the
@@ -35,9 +40,11 @@
  * judges what arrives, as before.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <linux/sockios.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,7 +59,9 @@
 
 #define X32 0x40000000u
 #define ARG0_LO offsetof(struct seccomp_data, args[0]) /* little-endian: low half */
-#define MAX_INSNS 64
+#define ARG1_LO offsetof(struct seccomp_data, args[1])
+#define ARG2_LO offsetof(struct seccomp_data, args[2])
+#define MAX_INSNS 128
 
 /* Invariant: n <= MAX_INSNS; every jump lands inside f[0..n). */
 struct prog {
@@ -87,15 +96,18 @@ static void land(struct prog *p, unsigned ja, unsigned at)
 struct calls {
 	uint32_t kill;
 	uint32_t arg0[5]; /* tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open */
+	uint32_t fcntl[2];
+	uint32_t ioctl;
 };
 
-static const struct calls x86_64 = {62, {200, 234, 129, 297, 434}};
-static const struct calls x32 = {62 | X32, {200 | X32, 234 | X32, 524 | X32, 536 | X32, 434 | X32}};
-static const struct calls i386 = {37, {238, 270, 178, 335, 434}};
+static const struct calls x86_64 = {62, {200, 234, 129, 297, 434}, {72, 72}, 16};
+static const struct calls x32 = {62 | X32, {200 | X32, 234 | X32, 524 | X32, 536 | X32, 434 | X32},
+				 {72 | X32, 72 | X32}, 514 | X32};
+static const struct calls i386 = {37, {238, 270, 178, 335, 434}, {55, 221}, 54};
 
 struct fixups {
-	unsigned kill[3], arg0[3 * 5];
-	unsigned nkill, narg0;
+	unsigned kill[3], arg0[3 * 5], fcntl[3 * 2], ioctl[3];
+	unsigned nkill, narg0, nfcntl, nioctl;
 };
 
 static void dispatch(struct prog *p, const struct calls *c, struct fixups *fx)
@@ -103,6 +115,9 @@ static void dispatch(struct prog *p, const struct calls *c, struct fixups *fx)
 	fx->kill[fx->nkill++] = jump_if(p, c->kill);
 	for (size_t i = 0; i < sizeof c->arg0 / sizeof c->arg0[0]; i++)
 		fx->arg0[fx->narg0++] = jump_if(p, c->arg0[i]);
+	for (size_t i = 0; i < sizeof c->fcntl / sizeof c->fcntl[0]; i++)
+		fx->fcntl[fx->nfcntl++] = jump_if(p, c->fcntl[i]);
+	fx->ioctl[fx->nioctl++] = jump_if(p, c->ioctl);
 }
 
 static bool build(struct prog *p, pid_t cmc, pid_t cmc_pgrp)
@@ -142,6 +157,31 @@ static bool build(struct prog *p, pid_t cmc, pid_t cmc_pgrp)
 		land(p, fx.arg0[i], p->n);
 	put(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG0_LO);
 	put(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (uint32_t)cmc);
+	put(p, BPF_RET | BPF_K, 0, 0, trap);
+	put(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+
+	/* fcntl(fd, F_SETOWN, owner): cmc or its group fail as from a
+	 * namespace (no fault: nothing was sent yet); F_SETOWN_EX's owner is
+	 * behind a pointer: the handler reads it. */
+	for (unsigned i = 0; i < fx.nfcntl; i++)
+		land(p, fx.fcntl[i], p->n);
+	put(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG1_LO);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, F_SETOWN);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 5, 6, F_SETOWN_EX);
+	put(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG2_LO);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, (uint32_t)cmc);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, (uint32_t)-cmc_pgrp);
+	put(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | ESRCH);
+	put(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+	put(p, BPF_RET | BPF_K, 0, 0, trap);
+	put(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
+
+	/* ioctl(fd, FIOSETOWN or SIOCSPGRP, &owner): the handler reads it */
+	for (unsigned i = 0; i < fx.nioctl; i++)
+		land(p, fx.ioctl[i], p->n);
+	put(p, BPF_LD | BPF_W | BPF_ABS, 0, 0, ARG1_LO);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 1, 0, FIOSETOWN);
+	put(p, BPF_JMP | BPF_JEQ | BPF_K, 0, 1, SIOCSPGRP);
 	put(p, BPF_RET | BPF_K, 0, 0, trap);
 	put(p, BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW);
 	return !p->full;

@@ -19,14 +19,22 @@
  *              or "all" (-1, every process we may signal)  -> ALIVE
  *              when the kernel said yes, GONE when no, NOCMC when cmc
  *              was not found
+ *   own W H    make W the owner of stdin's I/O signals, by H ("fcntl":
+ *              F_SETOWN, "ex": F_SETOWN_EX, "ioctl": FIOSETOWN), and
+ *              turn them on (O_ASYNC): W is "cmc" or "self" (then
+ *              SIGIO is ignored here, and the owner read back)
+ *                                       -> SET, or the error's name
  *   anything else                                            -> ERR
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -130,6 +138,32 @@ int main(void)
 				say("NOCMC\n");
 			else
 				say(syscall(SYS_kill, whom, 0) == 0 ? "ALIVE\n" : "GONE\n");
+		} else if (strncmp(line, "own ", 4) == 0) {
+			char who[16], how[16];
+			if (sscanf(line + 4, "%15s %15s", who, how) != 2) {
+				say("ERR\n");
+				continue;
+			}
+			bool self = strcmp(who, "self") == 0;
+			pid_t w = self ? (pid_t)syscall(SYS_getpid) : find_cmc();
+			if (self)
+				signal(SIGIO, SIG_IGN);
+			long r;
+			if (strcmp(how, "fcntl") == 0) {
+				r = syscall(SYS_fcntl, 0, F_SETOWN, w);
+			} else if (strcmp(how, "ex") == 0) {
+				struct f_owner_ex ex = {.type = F_OWNER_PID, .pid = w};
+				r = syscall(SYS_fcntl, 0, F_SETOWN_EX, &ex);
+			} else {
+				int v = w;
+				r = syscall(SYS_ioctl, 0, FIOSETOWN, &v);
+			}
+			if (r == 0)
+				r = syscall(SYS_fcntl, 0, F_SETFL, O_ASYNC | (int)syscall(SYS_fcntl, 0, F_GETFL));
+			if (r == 0 && self && syscall(SYS_fcntl, 0, F_GETOWN) != w)
+				say("WRONG\n");
+			else
+				say(r == 0 ? "SET\n" : errno == ESRCH ? "ESRCH\n" : "OTHER\n");
 		} else if (sscanf(line, "sig %d", &sig) == 1) {
 			send_sig(sig);
 			say("SENT\n");
