@@ -97,6 +97,15 @@ pid_t pl_snap_cmc(void);
  * when the kernel refused (it then shares its origin's). */
 bool pl_snap_own_cwd(char *src, char *at, int snap_fd);
 
+/* procfd.c (async-signal-safe): pl_put_dec writes v in decimal at out,
+ * NUL-terminated, and returns the NUL's address; pl_fd_link writes
+ * "/proc/self/fd/N" (out: 32 bytes); pl_list_fds fills fds with up to max
+ * of the open descriptors, but for skip (and the listing's own), and
+ * returns how many. */
+char *pl_put_dec(char *out, long v);
+void pl_fd_link(char *out, int fd);
+int pl_list_fds(int *fds, int max, int skip);
+
 /* snapfiles.c: in a fork child, after pl_snap_own_cwd (at: the copy's
  * mount, NULL when none): each regular file the program holds open gets a
  * file description of its own (offset), and an unnamed one (tmpfile, a

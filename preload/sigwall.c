@@ -113,20 +113,10 @@ static bool names_cmc(int type, pid_t id)
 		return true;
 	if (type != F_OWNER_TID)
 		return false;
-	char path[64] = "/proc/", *q = path + 6;
-	char d[12];
-	int k = 0;
-	for (long v = cmc; v; v /= 10)
-		d[k++] = (char)('0' + v % 10);
-	while (k)
-		*q++ = d[--k];
+	char path[64] = "/proc/";
+	char *q = pl_put_dec(path + 6, cmc);
 	memcpy(q, "/task/", 6);
-	q += 6;
-	for (long v = id; v; v /= 10)
-		d[k++] = (char)('0' + v % 10);
-	while (k)
-		*q++ = d[--k];
-	*q = 0;
+	pl_put_dec(q + 6, id);
 	return id > 0 && syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) == 0;
 }
 
@@ -159,14 +149,8 @@ static long set_owner(const greg_t *a, int kind)
 	long who = type == F_OWNER_PGRP ? -(long)id : id;
 	if (type == F_OWNER_TID && id != 0) {
 		pid_t self = (pid_t)syscall(SYS_getpid);
-		char path[64] = "/proc/self/task/", *q = path + 16;
-		char d[12];
-		int k = 0;
-		for (long v = id; v; v /= 10)
-			d[k++] = (char)('0' + v % 10);
-		while (k)
-			*q++ = d[--k];
-		*q = 0;
+		char path[64] = "/proc/self/task/";
+		pl_put_dec(path + 16, id);
 		if (syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) != 0)
 			return -ESRCH;
 		who = self;

@@ -25,22 +25,6 @@ static long raw(long nr, long a, long b, long c, long d, long e)
 	return syscall(nr, a, b, c, d, e);
 }
 
-/* "/proc/self/fd/N", without snprintf. */
-static void fd_path(char *out, int fd)
-{
-	static const char pre[] = "/proc/self/fd/";
-	memcpy(out, pre, sizeof pre - 1);
-	char digits[12];
-	int n = 0;
-	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	size_t k = sizeof pre - 1;
-	while (n)
-		out[k++] = digits[--n];
-	out[k] = 0;
-}
-
 /*
  * A file the program holds open in its directory is still the origin's
  * after the copy is mounted: reopen each regular file open under `at` at
@@ -50,33 +34,14 @@ static void fd_path(char *out, int fd)
  */
 static void reopen_under(const char *at, int snap_fd)
 {
-	int dir = (int)raw(SYS_open, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-	if (dir < 0)
-		return;
 	size_t len = strlen(at);
-	char buf[4096];
-	long n;
-	int fds[256], nfds = 0;
 	/* first the numbers (reopening while listing would list the new ones) */
-	while ((n = raw(SYS_getdents64, dir, (long)buf, sizeof buf, 0, 0)) > 0)
-		for (long off = 0; off < n;) {
-			const char *name = buf + off + 19; /* struct linux_dirent64's d_name */
-			unsigned short reclen;
-			memcpy(&reclen, buf + off + 16, sizeof reclen);
-			off += reclen;
-			int fd = 0;
-			if (name[0] < '0' || name[0] > '9')
-				continue;
-			for (const char *q = name; *q >= '0' && *q <= '9'; q++)
-				fd = fd * 10 + (*q - '0');
-			if (fd != dir && fd != snap_fd && nfds < (int)(sizeof fds / sizeof fds[0]))
-				fds[nfds++] = fd;
-		}
-	raw(SYS_close, dir, 0, 0, 0, 0);
+	int fds[256];
+	int nfds = pl_list_fds(fds, (int)(sizeof fds / sizeof fds[0]), snap_fd);
 	for (int i = 0; i < nfds; i++) {
 		char link[32], path[4096];
 		struct stat st;
-		fd_path(link, fds[i]);
+		pl_fd_link(link, fds[i]);
 		long k = raw(SYS_readlink, (long)link, (long)path, sizeof path - 1, 0, 0);
 		if (k <= (long)len || strncmp(path, at, len) || path[len] != '/' ||
 		    raw(SYS_fstat, fds[i], (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))

@@ -42,49 +42,6 @@ static long raw(long nr, long a, long b, long c, long d, long e)
 	return syscall(nr, a, b, c, d, e);
 }
 
-/* "/proc/self/fd/N", without snprintf (out: 32 bytes). */
-static void fd_link(char *out, int fd)
-{
-	static const char pre[] = "/proc/self/fd/";
-	memcpy(out, pre, sizeof pre - 1);
-	char digits[12];
-	int n = 0;
-	do
-		digits[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	size_t k = sizeof pre - 1;
-	while (n)
-		out[k++] = digits[--n];
-	out[k] = 0;
-}
-
-/* The program's descriptors, but for skip (the snapshot socket). */
-static int list_fds(int *fds, int skip)
-{
-	int dir = (int)raw(SYS_open, (long)"/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-	if (dir < 0)
-		return 0;
-	char buf[4096];
-	long n;
-	int nfds = 0;
-	while ((n = raw(SYS_getdents64, dir, (long)buf, sizeof buf, 0, 0)) > 0)
-		for (long off = 0; off < n;) {
-			const char *name = buf + off + 19; /* struct linux_dirent64's d_name */
-			unsigned short reclen;
-			memcpy(&reclen, buf + off + 16, sizeof reclen);
-			off += reclen;
-			if (name[0] < '0' || name[0] > '9')
-				continue;
-			int fd = 0;
-			for (const char *q = name; *q >= '0' && *q <= '9'; q++)
-				fd = fd * 10 + (*q - '0');
-			if (fd != dir && fd != skip && nfds < MAX_FDS)
-				fds[nfds++] = fd;
-		}
-	raw(SYS_close, dir, 0, 0, 0, 0);
-	return nfds;
-}
-
 /* Copy size bytes of from into to, by offsets (from's offset, which its
  * origin shares, does not move).  False on a short copy. */
 static bool copy_all(int from, int to, off_t size)
@@ -144,7 +101,7 @@ static bool under(const char *path, const char *at)
 void pl_snap_own_files(const char *at, int snap_fd)
 {
 	int fds[MAX_FDS];
-	int nfds = list_fds(fds, snap_fd);
+	int nfds = pl_list_fds(fds, MAX_FDS, snap_fd);
 	for (int i = 0; i < nfds; i++) {
 		int fd = fds[i];
 		char link[32], path[4096];
@@ -155,7 +112,7 @@ void pl_snap_own_files(const char *at, int snap_fd)
 		long fdfl = raw(SYS_fcntl, fd, F_GETFD, 0, 0, 0);
 		if (fl < 0 || fdfl < 0 || (fl & O_PATH))
 			continue;
-		fd_link(link, fd);
+		pl_fd_link(link, fd);
 		long k = raw(SYS_readlink, (long)link, (long)path, sizeof path - 1, 0, 0);
 		if (k <= 0)
 			continue;
@@ -177,7 +134,7 @@ void pl_snap_own_files(const char *at, int snap_fd)
 				nfd = copy;
 				raw(SYS_fcntl, nfd, F_SETFL, fl, 0, 0);
 			} else {
-				fd_link(link, copy);
+				pl_fd_link(link, copy);
 				nfd = (int)raw(SYS_open, (long)link, reopen, 0, 0, 0);
 				raw(SYS_close, copy, 0, 0, 0, 0);
 			}
