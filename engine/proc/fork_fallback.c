@@ -105,7 +105,12 @@ const char *fork_unsupported(const struct proc_target *t, char *buf, size_t n)
 	if (!ready && !t->snap_fault[0])
 		why = "the preload's snapshot server is not running in the target (statically linked?)";
 	else if (nt != 1) {
-		snprintf(buf, n, "the target runs %d threads", nt);
+		/* Replay runs it, but the kernel schedules its threads: say
+		 * that what they do between operations is not cmc's to
+		 * repeat (memcached and redis-server gave other counts on
+		 * every run). */
+		snprintf(buf, n, "the target runs %d threads, which cmc does not schedule: states and counts "
+			 "may differ from run to run", nt);
 		why = buf;
 	} else {
 		why = shared_object(t->pid, buf, n);
