@@ -235,6 +235,30 @@ keys '?'
 ok "help: reopened, it starts at its top again" wait_for '^-- keys in every view'
 is "help: ... on the first row" "$(line '^-- keys in every view')" 5
 quit
+# Browsing the database, the keys that act only on a live search are
+# listed apart, last, not among the keys that work here.
+start "'$CMC' tui help.db"
+ok "help browsing: the database opens" wait_for 'run 1 diehard \|'
+keys '?'
+wait_for '^-- keys in every view' >/dev/null
+: >help-top
+i=0
+while [ $i -lt 60 ]; do
+	screen >>help-top
+	screen | grep -q '^-- keys of this view' && break
+	keys j
+	i=$((i + 1))
+done
+ok "help browsing: scrolled to the keys of this view" grep -q '^-- keys of this view' help-top
+ok "help browsing: r is not among the keys of every view" \
+	sh -c "! sed '/^-- keys of this view/q' help-top | grep -Eq '^r +run the search'"
+keys G
+ok "help browsing: the live session's keys come last, under their heading" \
+	wait_for '^-- keys of a live session'
+h=$(line '^-- keys of a live session')
+r=$(line '^r +run the search')
+ok "help browsing: ... r among them ($h < $r)" test "${h:-0}" -gt 0 -a "${r:-0}" -gt "${h:-0}"
+quit
 
 if [ ! -x "$EX/list-emit" ]; then
 	skip "help in the hex view and the hex diff" "$B/examples/list-emit is not built"

@@ -7,7 +7,10 @@
  * answered in every view first (less those this view gives a meaning of
  * its own), then this view's keys and what Enter does in it, then the
  * labels, then the other views' keys, each under its view's name.  So a
- * key has one meaning in each group a user reads for a view.
+ * key has one meaning in each group a user reads for a view.  Browsing (a
+ * database, or a run not this session's: wb_can_step() false), the keys
+ * that only act on a live search (r, e, p, ...) are listed last, under
+ * their own heading, not among the keys that work here.
  */
 #include <string.h>
 
@@ -67,6 +70,7 @@ static struct hrow *rows;
 static size_t nrows, caprows;
 static enum wb_view_id built_for = WB_V__COUNT;
 static int built_cols, want_cols = 80;
+static bool built_live;
 
 void wb_help_reset(void)
 {
@@ -109,7 +113,10 @@ static enum wb_view_id from_view(struct wb *wb)
 	return wb->nvstack ? wb->vstack[wb->nvstack - 1] : WB_V_LIST;
 }
 
-static void build(enum wb_view_id here)
+/* Does key entry k belong in the groups of keys that work here? */
+static bool works(const struct wb_key_entry *k, bool live) { return live || !k->b->live; }
+
+static void build(enum wb_view_id here, bool live)
 {
 	const struct wb_key_entry *e;
 	size_t all = wb_keys(&e);
@@ -120,7 +127,7 @@ static void build(enum wb_view_id here)
 	for (int pass = 0; pass < 2; pass++) /* the common keys, then those of a view's */
 		for (size_t k = 0; k < all; k++)
 			if (e[k].b->keyname && (pass ? e[k].b->everywhere : e[k].owner == WB_V__COUNT) &&
-			    wb_binding_common_in(e[k].b, here))
+			    wb_binding_common_in(e[k].b, here) && works(&e[k], live))
 				add(e[k].b->keyname, e[k].b->help, WB_V__COUNT);
 	const struct wb_view *hv = wb_view(here);
 	add(NULL, "keys of this view", here);
@@ -128,7 +135,7 @@ static void build(enum wb_view_id here)
 	if (hv->enter)
 		add("Enter", hv->enter, here);
 	for (size_t k = 0; k < all; k++)
-		if (e[k].b->keyname && e[k].owner == here && !e[k].b->everywhere)
+		if (e[k].b->keyname && e[k].owner == here && !e[k].b->everywhere && works(&e[k], live))
 			add(e[k].b->keyname, e[k].b->help, here);
 	if (nrows == before)
 		add("", "(none beyond those above)", here);
@@ -151,15 +158,23 @@ static void build(enum wb_view_id here)
 			if (e[k].owner == (enum wb_view_id)v && e[k].b->keyname && !e[k].b->everywhere)
 				add(e[k].b->keyname, e[k].b->help, (enum wb_view_id)v);
 	}
+	if (!live) {
+		add(NULL, "keys of a live session (cmc tui SCENARIO or MODEL): not here", WB_V__COUNT);
+		for (size_t k = 0; k < all; k++)
+			if (e[k].b->keyname && e[k].b->live)
+				add(e[k].b->keyname, e[k].b->help, WB_V__COUNT);
+	}
 	built_for = here;
+	built_live = live;
 	built_cols = want_cols;
 	L.n = nrows;
 }
 
 static void help_load(struct wb *wb)
 {
-	if (built_for != from_view(wb) || built_cols != want_cols)
-		build(from_view(wb));
+	bool live = wb_can_step(wb);
+	if (built_for != from_view(wb) || built_cols != want_cols || built_live != live)
+		build(from_view(wb), live);
 }
 
 static void help_draw(struct wb *wb, WINDOW *w, int rows_, int cols)

@@ -95,8 +95,11 @@ struct wb_binding {
 	void (*fn)(struct wb *wb, int key);
 	bool everywhere;     /* in a view's table: answered in every view, not
 				only in its own (w renders any view's picture) */
+	bool live;           /* does something only where wb_can_step(): the
+				help lists it apart elsewhere */
 };
 #define WB_KEY(k, name, h, f) {.key = (k), .keyname = (name), .help = (h), .fn = (f)}
+#define WB_KEY_LIVE(k, name, h, f) {.key = (k), .keyname = (name), .help = (h), .fn = (f), .live = true}
 
 /* Every binding, in the order a key is looked up and the help lists them:
  * each view's own table (views in WB_VIEWS order), then the common keys.
