@@ -366,9 +366,21 @@ PL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
  * open() maps them, and the FILE is the program's (made by libc's fdopen,
  * an allocation fopen would have made too).  Any other path, or the
  * deterministic environment off: libc's own fopen. */
-static FILE *det_fopen(const char *path, const char *mode, const char *sym)
+typedef FILE *fopen_fn(const char *, const char *);
+
+/* libc's own, looked up once (*slot: NULL until then). */
+static fopen_fn *libc_fopen(fopen_fn **slot, const char *sym)
 {
-	FILE *(*real)(const char *, const char *) = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, sym);
+	fopen_fn *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (!f) {
+		f = (fopen_fn *)dlsym(RTLD_NEXT, sym);
+		__atomic_store_n(slot, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+static FILE *det_fopen(const char *path, const char *mode, fopen_fn *real)
+{
 	if (!on() || !path || !mode || mode[0] != 'r' || strchr(mode, '+') || !is_random_dev(path)) {
 		char own[256];
 		const char *p = on() && path ? pl_det_proc_path(path, own, sizeof own) : path;
@@ -390,8 +402,13 @@ static FILE *det_fopen(const char *path, const char *mode, const char *sym)
 	return f;
 }
 
-PL_EXPORT FILE *fopen(const char *path, const char *mode) { return det_fopen(path, mode, "fopen"); }
+static fopen_fn *real_fopen, *real_fopen64;
+
+PL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return det_fopen(path, mode, libc_fopen(&real_fopen, "fopen"));
+}
 PL_EXPORT FILE *fopen64(const char *path, const char *mode)
 {
-	return det_fopen(path, mode, "fopen64");
+	return det_fopen(path, mode, libc_fopen(&real_fopen64, "fopen64"));
 }

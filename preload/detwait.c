@@ -82,13 +82,7 @@ __attribute__((constructor)) static void pl_detwait_init(void)
 {
 	if (!pl_det_on())
 		return;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_tick;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK; /* sigstack.c says why */
-	sigfillset(&sa.sa_mask);
-	pl_sigstack_install();
-	sigaction(CMC_TICK_SIG, &sa, NULL);
+	pl_sig_handle(CMC_TICK_SIG, on_tick); /* sigstack.c says why its stack */
 }
 
 /* The endless wait begins (ms: the timeout it stands for, unless it

@@ -14,6 +14,7 @@
 #ifndef PL_H
 #define PL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,8 +74,11 @@ bool pl_epoll_overflowed(void);
 void pl_epoll_closed(int fd);
 
 /* sigstack.c: put cmc's signal handlers on the preload's own alternate
- * stack (idempotent). */
+ * stack (idempotent); pl_sig_handle installs one of the preload's own
+ * handlers there (SA_SIGINFO | SA_RESTART | SA_ONSTACK, every signal
+ * blocked while it runs), as sigaction() returns. */
 void pl_sigstack_install(void);
+int pl_sig_handle(int sig, void (*fn)(int, siginfo_t *, void *));
 
 /* snap.c: how many fork requests this process has served; a wait that
  * returns EINTR while it moved was interrupted by one, and is resumed
@@ -93,9 +97,10 @@ pid_t pl_snap_cmc(void);
 
 /* snapcwd.c: in a fork child, mount its own copy of the working directory
  * (src) where its origin's is (at), in a mount namespace of its own, and
- * move the program's open files and shared mappings there onto it; false
- * when the kernel refused (it then shares its origin's). */
-bool pl_snap_own_cwd(char *src, char *at, int snap_fd);
+ * move the program's shared mappings there onto it (its open files:
+ * pl_snap_own_files); false when the kernel refused (it then shares its
+ * origin's). */
+bool pl_snap_own_cwd(char *src, char *at);
 
 /* procfd.c (async-signal-safe): pl_put_dec writes v in decimal at out,
  * NUL-terminated, and returns the NUL's address; pl_fd_link writes
@@ -108,8 +113,9 @@ int pl_list_fds(int *fds, int max, int skip);
 
 /* snapfiles.c: in a fork child, after pl_snap_own_cwd (at: the copy's
  * mount, NULL when none): each regular file the program holds open gets a
- * file description of its own (offset), and an unnamed one (tmpfile, a
- * memfd) a copy of its contents.  Async-signal-safe. */
+ * file description of its own (offset; under at, on the copy), and an
+ * unnamed one (tmpfile, a memfd) a copy of its contents.
+ * Async-signal-safe. */
 void pl_snap_own_files(const char *at, int snap_fd);
 
 /* snap.c: the real port of a tcp target, from cmc's CONFIG message on the

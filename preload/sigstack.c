@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,6 +48,17 @@ void pl_sigstack_install(void)
 	stack_t ss = {.ss_sp = area, .ss_size = sizeof area, .ss_flags = 0};
 	if (syscall(SYS_sigaltstack, &ss, NULL) == 0)
 		installed = true;
+}
+
+int pl_sig_handle(int sig, void (*fn)(int, siginfo_t *, void *))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigfillset(&sa.sa_mask);
+	pl_sigstack_install();
+	return sigaction(sig, &sa, NULL);
 }
 
 PL_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)

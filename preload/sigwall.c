@@ -100,6 +100,16 @@ static bool peek(void *to, unsigned long p, size_t n)
 	return syscall(SYS_process_vm_readv, syscall(SYS_getpid), &l, 1, &r, 1, 0) == (long)n;
 }
 
+/* Is tid a thread of process pid (0: the caller's)? */
+static bool has_thread(pid_t pid, pid_t tid)
+{
+	char path[64] = "/proc/";
+	char *q = pid ? pl_put_dec(path + 6, pid) : (memcpy(path + 6, "self", 5), path + 10);
+	memcpy(q, "/task/", 6);
+	pl_put_dec(q + 6, tid);
+	return tid > 0 && syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) == 0;
+}
+
 /* Does (type, id) name cmc: its pid, its process group, or one of its
  * threads? */
 static bool names_cmc(int type, pid_t id)
@@ -111,13 +121,7 @@ static bool names_cmc(int type, pid_t id)
 		return id == (pid_t)syscall(SYS_getpgid, cmc);
 	if (id == cmc)
 		return true;
-	if (type != F_OWNER_TID)
-		return false;
-	char path[64] = "/proc/";
-	char *q = pl_put_dec(path + 6, cmc);
-	memcpy(q, "/task/", 6);
-	pl_put_dec(q + 6, id);
-	return id > 0 && syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) == 0;
+	return type == F_OWNER_TID && has_thread(cmc, id);
 }
 
 /* The trapped call, done by F_SETOWN, which the filter judges by value:
@@ -148,12 +152,9 @@ static long set_owner(const greg_t *a, int kind)
 		return -ESRCH;
 	long who = type == F_OWNER_PGRP ? -(long)id : id;
 	if (type == F_OWNER_TID && id != 0) {
-		pid_t self = (pid_t)syscall(SYS_getpid);
-		char path[64] = "/proc/self/task/";
-		pl_put_dec(path + 16, id);
-		if (syscall(SYS_faccessat, AT_FDCWD, path, F_OK, 0) != 0)
+		if (!has_thread(0, id))
 			return -ESRCH;
-		who = self;
+		who = (pid_t)syscall(SYS_getpid);
 	}
 	long r = syscall(SYS_fcntl, fd, F_SETOWN, who);
 	return r < 0 ? -errno : r;
@@ -169,15 +170,19 @@ static void not_ours(void)
 	syscall(SYS_tgkill, syscall(SYS_getpid), syscall(SYS_gettid), SIGSYS);
 }
 
+static void report(long signo);
+
 static void on_sys(int sig, siginfo_t *si, void *ucv)
 {
 	(void)sig;
+	int saved = errno; /* the interrupted code's: the calls here set it */
 	ucontext_t *uc = ucv;
 	bool ours = si->si_code == SYS_SECCOMP && si->si_errno == CMC_WALL_DATA;
 	int at = ours ? signal_arg(si->si_arch, si->si_syscall) : -2;
 	int own = ours ? owner_call(si->si_arch, si->si_syscall) : OWN_NONE;
 	if (at == -2 && own == OWN_NONE) {
 		not_ours();
+		errno = saved;
 		return;
 	}
 	greg_t *g = uc->uc_mcontext.gregs;
@@ -187,14 +192,20 @@ static void on_sys(int sig, siginfo_t *si, void *ucv)
 	const greg_t *a = si->si_arch == AUDIT_ARCH_I386 ? args32 : args64;
 	if (own != OWN_NONE) {
 		g[REG_RAX] = set_owner(a, own);
+		errno = saved;
 		return;
 	}
 	g[REG_RAX] = -ESRCH;
-	if (at < 0)
-		return;
-	long signo = (long)(int)a[at];
-	if (signo < 1 || signo > 64)
-		return; /* 0 only asks whether cmc is there; others are refused anyway */
+	long signo = at < 0 ? 0 : (long)(int)a[at];
+	/* 0 only asks whether cmc is there; others are refused anyway */
+	if (signo >= 1 && signo <= 64)
+		report(signo);
+	errno = saved;
+}
+
+/* A real signal the wall stopped, for cmc (CMC_CTL_SIGNAL). */
+static void report(long signo)
+{
 	pid_t cmc = pl_snap_cmc();
 	uint32_t flags = cmc > 0 && syscall(SYS_getppid) != cmc ? CMC_SIGNAL_OTHER : 0;
 	uint8_t rec[CMC_CTL_SIGNAL_LEN];
@@ -210,13 +221,7 @@ __attribute__((constructor)) static void pl_sigwall_init(void)
 	char v[24];
 	if (pl_env(CMC_ENV_CTL_FD, v, sizeof v) != 1 || !v[0])
 		return;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_sys;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK; /* sigstack.c says why */
-	sigfillset(&sa.sa_mask);
-	pl_sigstack_install();
-	sigaction(SIGSYS, &sa, NULL);
+	pl_sig_handle(SIGSYS, on_sys); /* sigstack.c says why its stack */
 }
 
 #endif

@@ -276,7 +276,7 @@ static void serve(void)
 		 * outside takes (measured: 17 against 42 us a move). */
 		if (tasks >= 0 && !no_self_move && sys(SYS_write, tasks, (long)"0", 1, 0, 0) == 1)
 			flags |= CMC_SNAP_IN_TASKS;
-		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at, snap_fd))
+		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at))
 			flags |= CMC_SNAP_OWN_CWD;
 		/* its open files' offsets, and unnamed files' contents */
 		pl_snap_own_files((flags & CMC_SNAP_OWN_CWD) ? m.cwd_at : NULL, snap_fd);
@@ -404,13 +404,7 @@ static __attribute__((noinline)) void serve_init(void)
 		return; /* no server: cmc sees no READY and falls back to replay */
 	no_self_move = pl_env("CMC_SNAP_NO_SELF_MOVE", v, sizeof v) == 1 && v[0] == '1';
 	snap_fd = fd;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_signal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK; /* sigstack.c says why */
-	sigfillset(&sa.sa_mask);
-	pl_sigstack_install();
-	if (sigaction(CMC_SNAP_SIG, &sa, NULL) < 0) {
+	if (pl_sig_handle(CMC_SNAP_SIG, on_signal) < 0) { /* sigstack.c says why its stack */
 		snap_fd = -1;
 		return;
 	}

@@ -3,8 +3,9 @@
  * (engine/proc/scratch.c makes the copy, cmc_region.h section 5
  * carries its path in the FORK message).  In the child, inside the
  * snapshot's signal handler: a mount namespace of its own, the copy
- * mounted where its origin's directory was, the files the program holds
- * open there reopened and its shared mappings of them mapped again, so
+ * mounted where its origin's directory was and its shared mappings of
+ * files there mapped again (the files it holds open there are reopened
+ * on the copy by snapfiles.c, with the rest), so
  * nothing the child writes reaches its origin or a sibling.  Raw system
  * calls only, no allocation (async-signal-safe).
  */
@@ -23,40 +24,6 @@
 static long raw(long nr, long a, long b, long c, long d, long e)
 {
 	return syscall(nr, a, b, c, d, e);
-}
-
-/*
- * A file the program holds open in its directory is still the origin's
- * after the copy is mounted: reopen each regular file open under `at` at
- * the same path (now the copy's), with the same flags and offset, on the
- * same descriptor number (the first 256 descriptors open).  What is not
- * carried over: a lock held on the file.
- */
-static void reopen_under(const char *at, int snap_fd)
-{
-	size_t len = strlen(at);
-	/* first the numbers (reopening while listing would list the new ones) */
-	int fds[256];
-	int nfds = pl_list_fds(fds, (int)(sizeof fds / sizeof fds[0]), snap_fd);
-	for (int i = 0; i < nfds; i++) {
-		char link[32], path[4096];
-		struct stat st;
-		pl_fd_link(link, fds[i]);
-		long k = raw(SYS_readlink, (long)link, (long)path, sizeof path - 1, 0, 0);
-		if (k <= (long)len || strncmp(path, at, len) || path[len] != '/' ||
-		    raw(SYS_fstat, fds[i], (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		path[k] = 0;
-		long fl = raw(SYS_fcntl, fds[i], F_GETFL, 0, 0, 0), fdfl = raw(SYS_fcntl, fds[i], F_GETFD, 0, 0, 0);
-		long pos = raw(SYS_lseek, fds[i], 0, SEEK_CUR, 0, 0);
-		int nfd = (int)raw(SYS_open, (long)path, (fl & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC, 0, 0, 0);
-		if (nfd < 0)
-			continue;
-		if (pos > 0)
-			raw(SYS_lseek, nfd, pos, SEEK_SET, 0, 0);
-		raw(SYS_dup3, nfd, fds[i], (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0, 0, 0);
-		raw(SYS_close, nfd, 0, 0, 0, 0);
-	}
 }
 
 static unsigned long hex_field(const char **p)
@@ -132,13 +99,13 @@ static void remap_under(const char *at)
  * In a fork child: its own working directory (src, a copy of its
  * origin's that cmc made) mounted where its origin's is (at), in a mount
  * namespace of its own, so that what it writes there no sibling sees; if
- * the program works there, into it again, and the files it holds open
- * there are reopened, and the shared mappings of them mapped again, on
- * the copy.  The origin's mount is detached first (one layer, not a stack
+ * the program works there, into it again, and the shared mappings of
+ * files there mapped again on the copy (the files it holds open there:
+ * pl_snap_own_files(), next).  The origin's mount is detached first (one layer, not a stack
  * that grows with the depth).  False when the kernel refused: it then
  * shares its origin's.
  */
-bool pl_snap_own_cwd(char *src, char *at, int snap_fd)
+bool pl_snap_own_cwd(char *src, char *at)
 {
 	src[CMC_SNAP_CWD_MAX - 1] = at[CMC_SNAP_CWD_MAX - 1] = 0;
 	char was[4096];
@@ -153,7 +120,6 @@ bool pl_snap_own_cwd(char *src, char *at, int snap_fd)
 	size_t len = strlen(at);
 	if (n > 0 && !strncmp(was, at, len) && (was[len] == 0 || was[len] == '/'))
 		raw(SYS_chdir, (long)was, 0, 0, 0, 0);
-	reopen_under(at, snap_fd);
 	remap_under(at);
 	return true;
 }

@@ -12,9 +12,10 @@
  * the program holds open (the first 256 descriptors) is given a
  * description of its own, on the same descriptor, with the same flags and
  * offset:
- *   - a file with a name is reopened (/proc/self/fd/N): a private offset,
- *     the same contents (a file in the working directory is the copy's
- *     already: snapcwd.c; one elsewhere that the child writes still
+ *   - a file with a name is reopened: one in the working directory by its
+ *     path, which is the copy's now (snapcwd.c mounted it), so the child
+ *     has its own contents; any other by /proc/self/fd/N: a private
+ *     offset, the same contents (what the child writes there still
  *     reaches its origin, as any file outside the state does);
  *   - a file with no name is copied whole into a new one of the same kind
  *     (O_TMPFILE in the same directory, or a memfd of the same name), so
@@ -117,8 +118,8 @@ void pl_snap_own_files(const char *at, int snap_fd)
 		if (k <= 0)
 			continue;
 		path[k] = 0;
-		if (under(path, at))
-			continue; /* snapcwd.c reopened it on the copy */
+		/* in the working directory: by its path, now the copy's */
+		const char *from = under(path, at) ? path : link;
 		long pos = raw(SYS_lseek, fd, 0, SEEK_CUR, 0, 0);
 		long reopen = (fl & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC;
 		int nfd = -1;
@@ -139,7 +140,7 @@ void pl_snap_own_files(const char *at, int snap_fd)
 				raw(SYS_close, copy, 0, 0, 0, 0);
 			}
 		} else {
-			nfd = (int)raw(SYS_open, (long)link, reopen, 0, 0, 0);
+			nfd = (int)raw(SYS_open, (long)from, reopen, 0, 0, 0);
 		}
 		if (nfd < 0)
 			continue;
