@@ -173,5 +173,14 @@ printf 'target %s\nop inc "inc\\n"\nop nop "nop\\n"\nraw symbol counter\ndepth 3
 both thr thr.scn
 ok "threaded target: fork falls back to replay, saying why" grep -q "the target runs 2 threads, which cmc does not schedule: states and counts may differ from run to run): using the replay executor" thr.f.err
 ok "threaded target: and replays (no forks)" grep -q "executor fork: [1-9][0-9]* spawns, 0 forks" thr.f.err
+# Replay chosen by hand runs it too, and says as much, once a run, also
+# when two workers replay it.
+is "threaded target: --exec replay says the counts may differ, once" \
+	"$(grep -c "thr.scn: the target runs 2 threads, which cmc does not schedule: states and counts may differ from run to run$" thr.r.err)" 1
+"$CMC" check --no-store --jobs 2 --exec replay thr.scn >/dev/null 2>thr.r2.err
+is "threaded target: --exec replay --jobs 2 says it once" \
+	"$(grep -c "the target runs 2 threads" thr.r2.err)" 1
+is "single-threaded examples: replay says nothing of threads" \
+	"$(cat $(ls ./*.r.err | grep -v '^./thr\.') | grep -c 'threads, which cmc')" 0
 
 done_testing

@@ -186,6 +186,10 @@ struct proc_exec {
 	size_t nreplies, replies_cap;
 	struct proc_exec_stats st;
 	char err[1024];
+	/* replay: where the run records that it said its target runs threads
+	 * (once per run, on stderr, as the fork executor's fallback line
+	 * does); NULL when that is someone else's to say */
+	bool *said_threads;
 };
 
 /* x->replies[i] = b, taking the reference (entries below i are NULL

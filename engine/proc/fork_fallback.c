@@ -38,21 +38,6 @@ void fork_fall_back(struct forkx *f, const char *why)
 	f->fb = proc_replay_new(f->x.sc, f->x.preload, f->img);
 }
 
-static int task_count(pid_t pid)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return -1;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
-
 /* A kernel object the target holds whose state fork shares between parent
  * and child instead of copying: a timer, a signal or event counter, an
  * io_uring.  Snapshots of such a target are not independent;
@@ -95,7 +80,7 @@ static const char *shared_object(pid_t pid, char *buf, size_t n)
 const char *fork_unsupported(const struct proc_target *t, char *buf, size_t n)
 {
 	const char *why = NULL;
-	int nt = task_count(t->pid);
+	int nt = proc_threads(t->pid);
 	/* One READY per exec that loaded the preload (a wrapper such as sh
 	 * that execs the program sends one too), read and checked by the
 	 * start-up's wait as by the replay executor's: the last counts.

@@ -36,6 +36,7 @@ struct proc_fe {
 	struct proc_props *props;
 	struct proc_exec *x;
 	bool exec_replay;       /* --exec replay (default: fork, which falls back itself) */
+	bool said_threads;      /* the original's: replay said the target runs threads */
 	size_t snapshots;       /* fork executor's pool bound; 0: its default */
 	struct proc_fe *orig;   /* a clone: the frontend it copies (owns sc, img) */
 	char preload[PATH_MAX];
@@ -495,8 +496,11 @@ static const struct eng_frontend_ops proc_ops = {
 
 static struct proc_exec *new_exec(struct proc_fe *p)
 {
-	return p->exec_replay ? proc_replay_new(p->sc, p->preload, &p->img)
-			      : proc_fork_new(p->sc, p->preload, &p->img, p->snapshots);
+	if (!p->exec_replay)
+		return proc_fork_new(p->sc, p->preload, &p->img, p->snapshots);
+	struct proc_exec *x = proc_replay_new(p->sc, p->preload, &p->img);
+	x->said_threads = &(p->orig ? p->orig : p)->said_threads;
+	return x;
 }
 
 /*

@@ -11,6 +11,7 @@
  * crash), and what is kept is capped (raw-cap; the fingerprint still covers
  * the whole window and ENG_OBS_RAW_OVER reports the cut copy).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -583,4 +584,19 @@ void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc
 	proc_jail_observe(t->jail, t->sc, obs);
 	proc_signal_take(t, obs);
 	proc_obs_seal(obs);
+}
+
+int proc_threads(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
 }

@@ -278,6 +278,8 @@ const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *
  * hashing their raw windows, segments and symbols (the heap-graph walk's
  * own time left out: heapgraph.h), for CMC_PROC_STATS. */
 void proc_observe_stats(uint64_t *n, uint64_t *ns);
+/* Threads of process pid (its /proc/PID/task entries), or -1. */
+int proc_threads(pid_t pid);
 
 /* Fill obs from the live (quiescent or gone) target after a wait result. */
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,
