@@ -107,6 +107,35 @@ ok "cmc show: the dir, then its files in sorted order, the link not followed" \
 ok "a file an op creates is listed" sh -c "$CMC show --db dir-fork.db 1 | grep -q '^                 db/a  1 byte'"
 ok "a file an op removes is gone again: PUT a 1, DEL a is the initial state" \
 	sh -c "$CMC show --json --db dir-fork.db 1 | grep -q '\"label\": \"DEL a\", \"to\": 0'"
+# cmc compare --files A B: which declared files differ between two states.
+# States: 0 {} (the seed's x.txt, sub/y.txt, out), 1 {a}, 2 {b}, 3 {a,b}.
+"$CMC" compare --db dir-fork.db --files 0 3 >cf03.out 2>&1
+is "compare --files 0 3: exit 0" "$?" 0
+"$CMC" show --db dir-fork.db 3 >cf-s3.out
+h=$(sed -n 's/.*db\/a  1 byte, xxh3 \([0-9a-f]*\)$/\1/p' cf-s3.out)
+printf '%s\n' "run 1: declared files of states 0 and 3: 2 differ, 4 the same" "  db/a" "    A: absent" \
+	"    B: 1 byte, xxh3 $h" >cf03.want
+ok "compare --files 0 3: the first lines name db/a, absent in A, its size and hash in B" \
+	sh -c 'test -n "'"$h"'" && head -4 cf03.out | cmp -s - cf03.want'
+
+ok "compare --files 0 3: db/b too" sh -c "sed -n 5p cf03.out | grep -qx '  db/b'"
+"$CMC" compare --db dir-fork.db --files 1 1 --json >cf11.json
+ok "compare --files A A: nothing differs" grep -q '"differ_count": 0, "differ": \[\]' cf11.json
+"$CMC" compare --db dir-fork.db --files 1 2 --json >cf12.json
+ok "compare --files --json: a path in one state only is null in the other" \
+	grep -q '"path": "db/a", "in_a": {"path": "db/a", "kind": "file", "size": 1, "hash": "[0-9a-f]*"}, "in_b": null}' cf12.json
+"$CMC" compare --db kv-fork.db --files 0 1 >cfkv.out
+ok "compare --files: a state-file missing in A, present in B" \
+	sh -c "grep -qx '    A: missing' cfkv.out && grep -q '^    B: 4 bytes, xxh3 ' cfkv.out"
+"$CMC" compare --db kv-fork.db --files 1 2 >cfkv12.out
+ok "compare --files: one file, two contents (same size, other hash)" \
+	sh -c "grep -q '1 differ, 0 the same' cfkv12.out && test \$(grep -c '4 bytes, xxh3' cfkv12.out) -eq 2"
+"$CMC" compare --db kv-fork.db --files 1 99 >cfbad.out 2>&1
+is "compare --files with a state the run lacks: exit 2" "$?" 2
+ok "... saying which" grep -q "run 1 has no state 99" cfbad.out
+"$CMC" compare --db kv-fork.db --files 1 >cfone.out 2>&1
+is "compare --files with one state: a usage error" "$?" 2
+
 # The same directory named by its absolute path inside the working directory.
 { cat dir.scn; echo "state-dir $(cd seed && pwd -P)/db/"; } >dirabs.scn
 "$CMC" check --db dirabs.db dirabs.scn >dirabs.out 2>&1

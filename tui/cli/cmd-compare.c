@@ -3,7 +3,9 @@
  * under each identity and the merge factor, then every canonical state
  * with its raw variants and the shortest trace reaching each; with
  * `--bytes A B`, the offsets where two states' raw snapshots differ, as a
- * hex listing (16 bytes a row; only rows holding a difference).
+ * hex listing (16 bytes a row; only rows holding a difference); with
+ * `--files A B`, which of their declared files differ (`state-file`,
+ * `state-dir`), by the summaries stored with each state.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "hgtable.h"
+#include "statefiles.h"
 #include "storeargs.h"
 #include "engine/util.h"
 
@@ -25,8 +28,10 @@ static const struct tui_option compare_options[] = {
 	 .seen = -1, .left = "--heap-graph STATE",
 	 .help = "STATE's heap graph beside raw: block, size, pointers out as (block, offset);\n"
 		 "its trace is replayed on the run's scenario and the live heap walked"},
+	{.type = TUI_OPT_BOOL_, .long_name = "files", .off = offsetof(struct tui_store_opts, files), .seen = -1,
+	 .left = "--files A B", .help = "which of states A and B's declared files differ, and how"},
 	TUI_OPT_STRING(0, "run", struct tui_store_opts, run, "R",
-		       "the run for --bytes or --heap-graph (default: the latest)"),
+		       "the run for --bytes, --files or --heap-graph (default: the latest)"),
 	TUI_OPT_END(),
 };
 
@@ -379,6 +384,134 @@ static int compare_heap_graph(store *st, int64_t run, int64_t id, bool json)
 	return 0;
 }
 
+/* A state's declared files, sorted by path for the merge below. */
+static int files_of(store *st, int64_t run, int64_t id, struct tui_state_files *fs)
+{
+	store_state s;
+	if (id >= ENG_NO_STATE || store_state_get(st, run, (uint32_t)id, &s) != 0) {
+		fprintf(stderr, "cmc compare: run %lld has no state %lld\n", (long long)run,
+			(long long)id);
+		return -1;
+	}
+	if (!tui_state_files_load(st, s.files_blob, fs) && !eng_fp_zero(s.files_blob)) {
+		store_state_clear(&s);
+		fprintf(stderr, "cmc compare: state %lld's file summary cannot be read\n", (long long)id);
+		return -1;
+	}
+	store_state_clear(&s);
+	return 0;
+}
+
+static int path_cmp(const struct tui_state_file *a, const struct tui_state_file *b)
+{
+	size_t n = a->path_len < b->path_len ? a->path_len : b->path_len;
+	int c = memcmp(a->path, b->path, n);
+	return c ? c : (a->path_len > b->path_len) - (a->path_len < b->path_len);
+}
+
+static int path_qcmp(const void *a, const void *b) { return path_cmp(a, b); }
+
+static bool same_file(const struct tui_state_file *a, const struct tui_state_file *b)
+{
+	return !strcmp(a->kind, b->kind) && a->size == b->size && !strcmp(a->hash, b->hash);
+}
+
+static void side_text(const struct tui_state_file *f)
+{
+	if (!f)
+		fputs("absent", stdout);
+	else if (!strcmp(f->kind, "file") || !strcmp(f->kind, "symlink"))
+		printf("%s%llu byte%s, xxh3 %s", strcmp(f->kind, "file") ? "symlink, " : "", f->size,
+		       f->size == 1 ? "" : "s", f->hash);
+	else
+		fputs(!strcmp(f->kind, "dir") ? "directory" : f->kind, stdout);
+}
+
+static void side_json_file(struct tui_json *j, const struct tui_state_file *f)
+{
+	if (f)
+		tui_state_file_json(j, f);
+	else
+		tui_json_null(j);
+}
+
+/*
+ * --files A B: the two summaries merged by path.  A path in one only was
+ * not there in the other (a file a state-dir walk did not meet); a path in
+ * both differs when its kind, size or content hash does.  The bytes
+ * themselves are not stored: the hashes say that they differ, `cmc show`
+ * and a replay of each trace say how.
+ */
+static int compare_files(store *st, int64_t run, int64_t a, int64_t b, bool json)
+{
+	struct tui_state_files fa, fb;
+	if (files_of(st, run, a, &fa) < 0)
+		return TUI_EXIT_USAGE;
+	if (files_of(st, run, b, &fb) < 0) {
+		tui_state_files_free(&fa);
+		return TUI_EXIT_USAGE;
+	}
+	if (fa.n)
+		qsort(fa.f, fa.n, sizeof *fa.f, path_qcmp);
+	if (fb.n)
+		qsort(fb.f, fb.n, sizeof *fb.f, path_qcmp);
+	struct tui_json j;
+	size_t same = 0, differ = 0;
+	for (int pass = 0; pass < 2; pass++) { /* count, then print */
+		if (pass && json) {
+			tui_json_begin(&j, stdout);
+			tui_json_object(&j);
+			tui_json_i64(tui_json_key(&j, "run"), run);
+			tui_json_i64(tui_json_key(&j, "a"), a);
+			tui_json_i64(tui_json_key(&j, "b"), b);
+			tui_json_u64(tui_json_key(&j, "same"), same);
+			tui_json_u64(tui_json_key(&j, "differ_count"), differ);
+			tui_json_array(tui_json_key(&j, "differ"));
+		} else if (pass) {
+			printf("run %lld: declared files of states %lld and %lld: %zu differ, %zu the same\n",
+			       (long long)run, (long long)a, (long long)b, differ, same);
+		}
+		for (size_t i = 0, k = 0; i < fa.n || k < fb.n;) {
+			int c = i == fa.n ? 1 : k == fb.n ? -1 : path_cmp(&fa.f[i], &fb.f[k]);
+			const struct tui_state_file *x = c <= 0 ? &fa.f[i] : NULL, *y = c >= 0 ? &fb.f[k] : NULL;
+			i += c <= 0;
+			k += c >= 0;
+			if (x && y && same_file(x, y)) {
+				same += !pass;
+				continue;
+			}
+			if (!pass) {
+				differ++;
+				continue;
+			}
+			const struct tui_state_file *f = x ? x : y;
+			if (json) {
+				tui_json_object(&j);
+				tui_json_bytes(tui_json_key(&j, "path"), f->path, f->path_len);
+				side_json_file(tui_json_key(&j, "in_a"), x);
+				side_json_file(tui_json_key(&j, "in_b"), y);
+				tui_json_end(&j);
+			} else {
+				fputs("  ", stdout);
+				tui_escape(stdout, f->path, f->path_len, 256);
+				fputs("\n    A: ", stdout);
+				side_text(x);
+				fputs("\n    B: ", stdout);
+				side_text(y);
+				putchar('\n');
+			}
+		}
+	}
+	if (json) {
+		tui_json_end(&j);
+		tui_json_end(&j);
+		tui_json_finish(&j);
+	}
+	tui_state_files_free(&fa);
+	tui_state_files_free(&fb);
+	return 0;
+}
+
 static int compare_exec(int argc, char **argv)
 {
 	struct tui_store_opts so;
@@ -386,17 +519,18 @@ static int compare_exec(int argc, char **argv)
 		return TUI_EXIT_USAGE;
 	const char *db = so.db;
 	const char *runarg = so.run;
-	bool json = so.json, bytes = so.bytes, hg = so.heap_graph;
+	bool json = so.json, bytes = so.bytes, hg = so.heap_graph, files = so.files;
 	int64_t a = 0, b = 0;
-	if (bytes && hg)
-		return tui_usage_error(&tui_cmd_compare, "--bytes or --heap-graph, not both");
+	if (bytes + hg + files > 1)
+		return tui_usage_error(&tui_cmd_compare, "one of --bytes, --files and --heap-graph");
 	if (hg) {
 		if (argc - optind != 1 || !tui_parse_id(argv[optind], &a))
 			return tui_usage_error(&tui_cmd_compare, "--heap-graph takes one state id");
-	} else if (bytes) {
+	} else if (bytes || files) {
 		if (argc - optind != 2 || !tui_parse_id(argv[optind], &a) ||
 		    !tui_parse_id(argv[optind + 1], &b))
-			return tui_usage_error(&tui_cmd_compare, "--bytes takes two state ids");
+			return tui_usage_error(&tui_cmd_compare,
+					       bytes ? "--bytes takes two state ids" : "--files takes two state ids");
 	} else if (argc - optind == 1) {
 		if (runarg)
 			return tui_usage_error(&tui_cmd_compare, "name the run once");
@@ -411,15 +545,17 @@ static int compare_exec(int argc, char **argv)
 	int rc = tui_store_run(&tui_cmd_compare, st, runarg, &run);
 	if (rc == 0)
 		rc = hg ? compare_heap_graph(st, run, a, json)
-		     : bytes ? compare_bytes(st, run, a, b, json) : compare_groups(st, run, json);
+		     : bytes ? compare_bytes(st, run, a, b, json)
+		     : files ? compare_files(st, run, a, b, json) : compare_groups(st, run, json);
 	store_close(st);
 	return rc;
 }
 
 const struct tui_cmd tui_cmd_compare = {
 	.name = "compare",
-	.usage = "compare [--db FILE] [--json] [RUN | [--run R] --bytes A B | [--run R] --heap-graph STATE]",
-	.summary = "raw against canonical: counts, merge factor, variants, byte differences",
+	.usage = "compare [--db FILE] [--json] [RUN | [--run R] --bytes A B | [--run R] --files A B |\n"
+		 "        [--run R] --heap-graph STATE]",
+	.summary = "raw against canonical: counts, merge factor, variants, byte and file differences",
 	.options = compare_options,
 	.exec = compare_exec,
 };

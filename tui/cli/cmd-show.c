@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "statefiles.h"
 #include "storeargs.h"
 
 extern const struct tui_cmd tui_cmd_show;
@@ -43,80 +44,6 @@ static bool never_expanded(store *st, int64_t run, const store_state *s, size_t 
 	return never;
 }
 
-/*
- * The declared state files (`state-file`, `state-dir`), from their stored
- * summary: one "KIND SIZE HASH PATH" line each (engine/proc/files.c; the
- * path already escaped there).  fn gets each line's fields; false when
- * the state has none.
- */
-struct state_file {
-	const char *kind;       /* "file", "symlink", "other", "dir", "missing" */
-	unsigned long long size;
-	char hash[17];          /* "" when none */
-	const char *path;
-	size_t path_len;
-};
-
-static bool state_files(store *st, eng_fp blob, void (*fn)(void *ctx, const struct state_file *f),
-			void *ctx)
-{
-	uint8_t *d;
-	size_t len, full;
-	if (eng_fp_zero(blob) || store_blob(st, blob, &d, &len, &full) != 0)
-		return false;
-	static const char *const kinds[][2] = {{"f", "file"}, {"l", "symlink"}, {"o", "other"},
-					       {"d", "dir"}, {"m", "missing"}};
-	for (char *line = (char *)d, *end = (char *)d + len; line < end;) {
-		char *nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		struct state_file f = {"?", 0, "", NULL, 0};
-		char k = line[0], *p = line + 2, *q;
-		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-			if (k == kinds[i][0][0])
-				f.kind = kinds[i][1];
-		if (p < nl) {
-			f.size = strtoull(p, &q, 10);
-			p = q + (q < nl);
-			if ((q = memchr(p, ' ', (size_t)(nl - p)))) {
-				if (q - p == 16)
-					memcpy(f.hash, p, 16);
-				f.path = q + 1;
-				f.path_len = (size_t)(nl - q - 1);
-			}
-		}
-		if (f.path)
-			fn(ctx, &f);
-		line = nl + 1;
-	}
-	free(d);
-	return true;
-}
-
-static void file_json(void *ctx, const struct state_file *f)
-{
-	struct tui_json *j = ctx;
-	tui_json_object(j);
-	tui_json_bytes(tui_json_key(j, "path"), f->path, f->path_len);
-	tui_json_string(tui_json_key(j, "kind"), f->kind);
-	tui_json_u64(tui_json_key(j, "size"), f->size);
-	tui_json_string(tui_json_key(j, "hash"), f->hash[0] ? f->hash : NULL);
-	tui_json_end(j);
-}
-
-static void file_text(void *ctx, const struct state_file *f)
-{
-	bool *first = ctx;
-	fputs(*first ? "state files      " : "                 ", stdout);
-	*first = false;
-	tui_escape(stdout, f->path, f->path_len, 256);
-	if (!strcmp(f->kind, "file") || !strcmp(f->kind, "symlink"))
-		printf("  %s%llu byte%s, xxh3 %s\n", strcmp(f->kind, "file") ? "symlink, " : "",
-		       f->size, f->size == 1 ? "" : "s", f->hash);
-	else
-		printf("  %s\n", !strcmp(f->kind, "dir") ? "directory" : f->kind);
-}
-
 static void show_json(store *st, int64_t run, const store_state *s, const store_trace *t,
 		      const store_edge *e, size_t ne)
 {
@@ -147,10 +74,13 @@ static void show_json(store *st, int64_t run, const store_state *s, const store_
 	tui_blob_json(tui_json_key(&j, "reply"), st, s->reply_blob, SHOW_MAX);
 	tui_blob_json(tui_json_key(&j, "canonical_record"), st, s->canon_blob, SHOW_MAX);
 	tui_json_fp(tui_json_key(&j, "raw_blob"), s->raw_blob);
-	if (!eng_fp_zero(s->files_blob)) {
+	struct tui_state_files fs;
+	if (tui_state_files_load(st, s->files_blob, &fs)) {
 		tui_json_array(tui_json_key(&j, "state_files"));
-		state_files(st, s->files_blob, file_json, &j);
+		for (size_t i = 0; i < fs.n; i++)
+			tui_state_file_json(&j, &fs.f[i]);
 		tui_json_end(&j);
+		tui_state_files_free(&fs);
 	}
 	tui_trace_json(tui_json_key(&j, "trace"), t);
 	tui_json_bool(tui_json_key(&j, "expanded"), !never_expanded(st, run, s, ne));
@@ -239,8 +169,14 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 			free(d);
 		}
 	}
-	bool first = true;
-	state_files(st, s->files_blob, file_text, &first);
+	struct tui_state_files fs;
+	if (tui_state_files_load(st, s->files_blob, &fs)) {
+		for (size_t i = 0; i < fs.n; i++) {
+			fputs(i ? "                 " : "state files      ", stdout);
+			tui_state_file_text(&fs.f[i]);
+		}
+		tui_state_files_free(&fs);
+	}
 	printf("trace (%zu step%s):\n", t->len, tui_s(t->len));
 	tui_trace_print(stdout, t);
 	if (never_expanded(st, run, s, ne))

@@ -15,7 +15,7 @@
  * operands start at optind. */
 struct tui_store_opts {
 	const char *db, *run, *file;
-	bool json, bytes, heap_graph;
+	bool json, bytes, heap_graph, files;
 };
 /* 0, or TUI_EXIT_USAGE after printing the usage error. */
 int tui_store_opts_parse(const struct tui_cmd *c, int argc, char **argv, struct tui_store_opts *o);
