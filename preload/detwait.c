@@ -68,6 +68,7 @@ static void on_tick(int sig, siginfo_t *si, void *uc)
 		return;
 	if (si->si_code == SI_QUEUE && si->si_value.sival_int > 0) {
 		pl_det_advance((uint32_t)si->si_value.sival_int);
+		pl_det_timers();
 		if (deadline_ns && pl_det_now_ns() >= deadline_ns)
 			due = 1;
 		advanced++;
@@ -110,6 +111,7 @@ static int taken(int ms)
 			pl_det_set_ns(deadline_ns);
 		else
 			pl_det_advance((uint32_t)ms);
+		pl_det_timers();
 	} else {
 		return 0;
 	}

@@ -42,6 +42,10 @@ const char *pl_det_proc_path(const char *path, char *buf, size_t n);
 void pl_det_advance(uint32_t ms);
 int64_t pl_det_now_ns(void);
 void pl_det_set_ns(int64_t ns);
+/* detalarm.c: after an advance or a timeout moved the clock, send the
+ * program the SIGALRM of a timer it armed whose deadline the clock
+ * reached (async-signal-safe). */
+void pl_det_timers(void);
 
 /*
  * region.c: map the region at the configured base and write its header

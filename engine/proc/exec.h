@@ -96,6 +96,8 @@ struct proc_obs {
 	char alloc_msg[200];    /* first failing allocator invariant (alloc.c) */
 	struct proc_exit_live exit_live;
 	double quiesce_s;       /* time from sending the op to quiescence */
+	uint32_t alarm_ms, alarm_every_ms; /* its virtual ITIMER_REAL timer (region
+				   header, detalarm.c): left and interval, 0: none */
 	uint32_t wait_ms;       /* the timeout of the wait it sleeps in (region
 				 * header; 0: none, or no header) */
 	bool no_region;         /* the preload's heap region is not mapped: the

@@ -154,6 +154,12 @@ static eng_fp identity(struct proc_fe *p, const struct proc_obs *o, int extra_op
 	 * wakes only the first.  Without one, no wait ever times out. */
 	if (p->any_timeout && o->wait_ms)
 		fp = eng_fp_combine(fp, eng_fp_of(&o->wait_ms, sizeof o->wait_ms));
+	/* Likewise an armed alarm (detalarm.c): an advance fires it in one
+	 * state and not in the same heap with more time left or none. */
+	if (p->any_timeout && (o->alarm_ms || o->alarm_every_ms)) {
+		uint32_t a[2] = {o->alarm_ms, o->alarm_every_ms};
+		fp = eng_fp_combine(fp, eng_fp_of(a, sizeof a));
+	}
 	if (p->any_once) {
 		size_t mb = (p->sc->nops + 7) / 8;
 		uint8_t *m = eng_xmemdup(p->mask, mb);

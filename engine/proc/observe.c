@@ -76,6 +76,7 @@ void proc_obs_reset(struct proc_obs *o)
 	o->fault_msg[0] = 0;
 	o->quiesce_s = 0;
 	o->wait_ms = 0;
+	o->alarm_ms = o->alarm_every_ms = 0;
 	o->no_region = false;
 	o->pages_readonly = false;
 	o->hg_msg[0] = 0;
@@ -354,6 +355,8 @@ static void observe_raw(struct proc_target *t, const struct proc_image *img, str
 			snprintf(obs->alloc_msg, sizeof obs->alloc_msg, "heap region unreadable: %s", why);
 		} else {
 			obs->wait_ms = h.wait_ms;
+			obs->alarm_ms = h.alarm_ms;
+			obs->alarm_every_ms = h.alarm_every_ms;
 			if (h.fault != CMC_FAULT_NONE)
 				fault(obs, PROC_FAULT_HEAP, "preload fault %u in the region header", h.fault);
 			const uint8_t *win = NULL;

@@ -109,8 +109,12 @@ struct cmc_region_hdr {
 	uint32_t timeouts;    /* detwait.c: timeouts delivered (CMC_TICK_SIG) */
 	uint32_t advances;    /* detwait.c: advances of the clock delivered
 	                         (CMC_TICK_SIG with a value: `op LABEL advance`) */
+	uint32_t alarm_ms;    /* detalarm.c: the time (ms, rounded up) the armed
+	                         ITIMER_REAL timer had left when it was last armed
+	                         or the clock last advanced; 0: none armed */
+	uint32_t alarm_every_ms; /* detalarm.c: that timer's interval; 0: one shot */
 	uint32_t reserved32;  /* zero */
-	uint64_t reserved[6]; /* zero; room for the pool allocator (unit size, table
+	uint64_t reserved[5]; /* zero; room for the pool allocator (unit size, table
 	                         offset, ...) and the snapshot server, taken from
 	                         the front with the version kept at 1 */
 };

@@ -72,3 +72,8 @@ EXTRA_ALL += $(B)/tests-helpers/filestarget
 $(B)/tests-helpers/filestarget: tests/proc/filestarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -D_FORTIFY_SOURCE=2 -o $@ $<
+# A target that arms alarm() and setitimer() (t5394).
+EXTRA_ALL += $(B)/tests-helpers/alarmtarget
+$(B)/tests-helpers/alarmtarget: tests/proc/alarmtarget.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
