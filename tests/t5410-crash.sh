@@ -87,6 +87,22 @@ lost=$(sed -n 's/^  crash (power loss) -> state \([0-9]*\).*/\1/p' ns1.out)
 ok "after PUT a 1, a power loss leaves data.txt missing" \
 	sh -c "'$CMC' show --db nosync.db '$lost' | grep -q '^state files      data.txt  missing\$'"
 
+# ---- a target that does not start again: that crash's violation ----------------------
+cat >restart.scn <<'SCN'
+target /bin/sh -c "echo started; test -f flag && exit 3; : >flag; exec cat"
+op x "x\n"
+op c crash once
+property reply c "started"
+depth 2
+SCN
+for e in replay fork; do
+	"$CMC" check --exec $e --no-store --json restart.scn >restart-$e.json 2>restart-$e.err
+	is "a target that exits when started again, --exec $e: exit 1" "$?" 1
+	is "... the crash is the transition that failed" "$(first_violation restart-$e.json trace)" '"c"'
+	ok "... a start-up fault, saying it was started again" \
+		grep -q '"property": "start", "message": "after c: started again: /bin/sh: target exited with status 3 during start-up' restart-$e.json
+done
+
 # ---- sqlite3 -----------------------------------------------------------------------
 if ! command -v sqlite3 >/dev/null 2>&1; then
 	skip "sqlite3: crashes keep every committed row" "sqlite3 is not installed (make test installs it)"

@@ -317,7 +317,7 @@ struct proc_target *proc_target_crash(struct proc_target *t, const struct proc_o
 	if (!n) {
 		char was[sizeof obs->fault_msg];
 		snprintf(was, sizeof was, "%s", obs->fault_msg);
-		snprintf(obs->fault_msg, sizeof obs->fault_msg, "restarted after %s: %.400s", op->label, was);
+		snprintf(obs->fault_msg, sizeof obs->fault_msg, "started again: %.400s", was);
 	}
 	return n;
 }
