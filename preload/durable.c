@@ -7,7 +7,10 @@
  * directory the target started in (its root, taken at start-up).  Then
  * every call that makes data durable or moves a name is followed by the
  * same change to the image, for files below the root:
- *     fsync, fdatasync  a regular file: sync/REL := its contents now;
+ *     fsync, fdatasync  a regular file: sync/REL := its contents now
+ *                       (and so does every write, pwrite, writev or
+ *                       pwritev through a descriptor with O_SYNC or
+ *                       O_DSYNC);
  *                       a directory: each regular file in it has its name
  *                       on disk (name/REL markers);
  *     sync, syncfs      everything below the root, both;
@@ -27,10 +30,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h> /* rename, renameat2 and RENAME_EXCHANGE, remove */
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "pl.h"
@@ -382,6 +387,55 @@ PL_EXPORT int syncfs(int fd)
 		errno = e;
 	}
 	return (int)r;
+}
+
+/* A write to fd succeeded: with O_SYNC or O_DSYNC it is durable at once,
+ * as if fsync'd. */
+static void wrote(int fd)
+{
+	int e = errno;
+	long fl = syscall(SYS_fcntl, fd, F_GETFL, 0);
+	if (fl >= 0 && (fl & O_DSYNC)) /* O_SYNC includes O_DSYNC */
+		synced_fd(fd);
+	errno = e;
+}
+
+PL_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	long r = syscall(SYS_write, fd, buf, n);
+	if (r > 0 && on)
+		wrote(fd);
+	return r;
+}
+
+PL_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	long r = syscall(SYS_pwrite64, fd, buf, n, off);
+	if (r > 0 && on)
+		wrote(fd);
+	return r;
+}
+
+PL_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	return pwrite(fd, buf, n, off);
+}
+
+PL_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	long r = syscall(SYS_writev, fd, iov, cnt);
+	if (r > 0 && on)
+		wrote(fd);
+	return r;
+}
+
+PL_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	/* the kernel takes the offset as two halves (low, high) */
+	long r = syscall(SYS_pwritev, fd, iov, cnt, (unsigned long)off, (unsigned long)((uint64_t)off >> 32));
+	if (r > 0 && on)
+		wrote(fd);
+	return r;
 }
 
 static int renamed(int olddir, const char *old, int newdir, const char *new, unsigned flags)

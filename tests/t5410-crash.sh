@@ -64,6 +64,15 @@ is "fixed kv: the same counts under both executors" \
 	"$(json_get fixed-fork.json distinct)/$(json_get fixed-fork.json generated)"
 ok "fixed kv: the same fingerprints under both executors" \
 	sh -c 'fps() { sqlite3 "$1" "SELECT fp FROM states ORDER BY fp"; }; fps fixed-replay.db >r.fps; fps fixed-fork.db >f.fps; test -s r.fps && cmp r.fps f.fps'
+# O_SYNC writes are durable as they are made: no fsync needed.
+kv_scenario "crashkv osync" >osync.scn
+"$CMC" check --exec replay --no-store --json osync.scn >osync.json 2>osync.err
+is "kv writing with O_SYNC instead of fsync: no violation (exit 0)" "$?" 0
+is "... the states of the fixed store" "$(json_get osync.json distinct)/$(json_get osync.json generated)" \
+	"$(json_get fixed-replay.json distinct)/$(json_get fixed-replay.json generated)"
+kv_scenario "crashkv-bug osync" >osync-bug.scn
+"$CMC" check --exec replay --no-store --json osync-bug.scn >osync-bug.json 2>osync-bug.err
+is "... while the buggy store with O_SYNC is right too (exit 0): its writes need no fsync" "$?" 0
 ok "cmc show lists the durable image as a state dir" \
 	sh -c "'$CMC' show --db fixed-replay.db 1 | grep -q '^                 .cmc-durable/sync/data.txt  '"
 

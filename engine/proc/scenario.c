@@ -500,6 +500,7 @@ static int add_op(struct parse *p, struct tok *t, int n)
 	}
 	sc->ops = eng_xrealloc(sc->ops, (sc->nops + 1) * sizeof *sc->ops);
 	struct proc_op *op = &sc->ops[sc->nops++];
+	*op = (struct proc_op){.crash = PROC_CRASH_NONE}; /* every field set below, or zero */
 	bool sends = !eof && !timeout && !advance;
 	op->label = eng_xstrdup(t[1].s);
 	op->eof = eof;

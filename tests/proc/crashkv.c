@@ -11,7 +11,8 @@
  * not fsync'd before the rename (only the directory is, after it), so
  * after a power loss data.txt can name a file whose data never reached
  * the disk: every key is gone.  The correct order: fsync data.tmp, rename,
- * fsync the directory.  Nothing is malloc'd, stdin is read with read(2).
+ * fsync the directory.  `crashkv osync` opens data.tmp with O_SYNC instead
+ * of syncing it (just as durable).  Nothing is malloc'd, stdin is read with read(2).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 static char keys[MAXKEYS][32], vals[MAXKEYS][32];
 static int nkeys;
+static int osync; /* `crashkv osync`: O_SYNC writes instead of an fsync */
 
 static void say(const char *s)
 {
@@ -54,11 +56,11 @@ static void commit(void)
 	size_t o = 0;
 	for (int i = 0; i < nkeys; i++)
 		o += (size_t)snprintf(out + o, sizeof out - o, "%s=%s\n", keys[i], vals[i]);
-	int fd = open("data.tmp", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = open("data.tmp", O_WRONLY | O_CREAT | O_TRUNC | (osync ? O_SYNC : 0), 0644);
 	if (fd < 0 || write(fd, out, o) != (ssize_t)o)
 		_exit(4);
 #ifndef CRASHKV_BUG
-	if (fsync(fd) < 0)
+	if (!osync && fsync(fd) < 0)
 		_exit(4);
 #endif
 	close(fd);
@@ -105,8 +107,9 @@ static void command(char *line)
 		say("ERR\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	osync = argc > 1 && !strcmp(argv[1], "osync");
 	load();
 	char line[256];
 	size_t len = 0;
