@@ -3,8 +3,9 @@
  * operations (engine/proc/durable.c says what it holds and reverts to it;
  * share/scenario.md "Crashes" what it models).
  *
- * Only when cmc made the image: PROC's ".cmc-durable" in the working
- * directory the target started in (its root, taken at start-up).  Then
+ * Only when cmc made the image: ".cmc-durable" (PROC_DURABLE_DIR) in the
+ * working directory the target started in, or the nearest directory above
+ * it that has one (its root, found at start-up).  Then
  * every call that makes data durable or moves a name is followed by the
  * same change to the image, for files below the root:
  *     fsync, fdatasync  a regular file: sync/REL := its contents now
@@ -84,12 +85,21 @@ __attribute__((constructor)) static void pl_durable_init(void)
 	long n = syscall(SYS_getcwd, root, sizeof root - sizeof IMAGE - 64);
 	if (n <= 0)
 		return;
-	rootlen = strlen(root);
-	if (rootlen == 1) /* "/": no working directory of cmc's */
-		return;
-	char img[PATH_MAX];
-	struct stat st;
-	on = join(img, sizeof img, (const char *[]){root, "/" IMAGE, NULL}) && syscall(SYS_newfstatat, AT_FDCWD, img, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	/* cmc puts the image at the top of the target's working directory; a
+	 * program exec'd in a directory below it (sh -c "cd db && exec prog")
+	 * finds it there */
+	for (rootlen = strlen(root); rootlen > 1;) {
+		char img[PATH_MAX];
+		struct stat st;
+		if (join(img, sizeof img, (const char *[]){root, "/" IMAGE, NULL}) &&
+		    syscall(SYS_newfstatat, AT_FDCWD, img, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+			on = true;
+			return;
+		}
+		while (rootlen > 1 && root[rootlen - 1] != '/')
+			rootlen--;
+		root[rootlen > 1 ? --rootlen : rootlen] = 0;
+	}
 }
 
 /* abs (absolute) relative to the root into rel: false when it is not below

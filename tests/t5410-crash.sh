@@ -73,6 +73,12 @@ is "... the states of the fixed store" "$(json_get osync.json distinct)/$(json_g
 kv_scenario "crashkv-bug osync" >osync-bug.scn
 "$CMC" check --exec replay --no-store --json osync-bug.scn >osync-bug.json 2>osync-bug.err
 is "... while the buggy store with O_SYNC is right too (exit 0): its writes need no fsync" "$?" 0
+# A store exec'd in a subdirectory of its working directory finds the image
+# above it (preload/durable.c walks up to it).
+sed -e "s|^target .*|target /bin/sh -c \"mkdir -p sub \&\& cd sub \&\& exec $H/crashkv\"|" \
+    -e 's|^state-file data.txt|state-file sub/data.txt|' fixed.scn >sub.scn
+"$CMC" check --exec replay --no-store --json sub.scn >sub.json 2>sub.err
+is "fixed kv working in a subdirectory: no violation (exit 0)" "$?" 0
 ok "cmc show lists the durable image as a state dir" \
 	sh -c "'$CMC' show --db fixed-replay.db 1 | grep -q '^                 .cmc-durable/sync/data.txt  '"
 
