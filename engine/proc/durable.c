@@ -298,12 +298,14 @@ struct proc_target *proc_target_crash(struct proc_target *t, const struct proc_o
 	struct proc_scratch *s = t->scratch ? proc_scratch_ref(t->scratch) : NULL;
 	proc_target_kill(t); /* SIGKILL: nothing of the process survives */
 	if (op->crash == PROC_CRASH_LOST) {
-		const char *dir = s ? proc_scratch_dir(s) : sc->cwd;
+		/* never the scenario's own directory (CMC_SHARED_CWD=1): only a
+		 * copy of cmc's is reverted */
+		const char *dir = s ? proc_scratch_dir(s) : NULL;
 		int root = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 		int rc = root < 0 ? -1 : proc_durable_lose(sc, root, obs->fault_msg, sizeof obs->fault_msg);
 		if (root < 0)
 			snprintf(obs->fault_msg, sizeof obs->fault_msg, "crash: the target's working directory "
-				 "%s cannot be read", dir ? dir : "(none of its own)");
+				 "%s cannot be read", dir ? dir : "(none of its own: CMC_SHARED_CWD?)");
 		if (root >= 0)
 			close(root);
 		if (rc < 0) {
