@@ -139,6 +139,10 @@ static int replay_apply(struct proc_exec *x, unsigned op, bool last, struct proc
 	x->st.ops++;
 	x->st.quiesce_s += el;
 	obs->quiesce_s = el;
+	if (!r->t && proc_interrupted) {
+		snprintf(x->err, sizeof x->err, "interrupted");
+		return -1;
+	}
 	if (!r->t)
 		return 0; /* did not start again after a crash: obs holds why */
 	if (w == PROC_INTERRUPTED) {
