@@ -15,6 +15,9 @@
 #     row, the counts stable over two runs and equal under both
 #     executors; with PRAGMA synchronous=OFF (no fsync) the power loss
 #     loses a row, so the check is not vacuous;
+#   - sqlite3 in WAL mode keeps every row too, the same under both executors;
+#   - the image is untrusted: a link in it is never followed, an image the
+#     target broke makes the power loss a limit fault;
 #   - bad crash lines: file:line, exit 2.
 . "$CMC_TOP/tests/test-lib.sh"
 
@@ -118,6 +121,35 @@ for e in replay fork; do
 		grep -q '"property": "start", "message": "after c: started again: /bin/sh: target exited with status 3 during start-up' restart-$e.json
 done
 
+# ---- the image is the target's to write: never followed out --------------------------
+# A link planted in the image is not followed: the file it stands for is
+# emptied (as never synced), and what the link names is neither read nor
+# written; an image made unusable is a limit fault of the power loss.
+mkdir hseed
+echo mine >hseed/victim
+sum_before=$(cksum </etc/passwd)
+cat >link.scn <<'SCN'
+target /bin/sh -c "rm -f .cmc-durable/sync/victim; ln -s /etc/passwd .cmc-durable/sync/victim; exec cat"
+cwd hseed
+op c crash once
+state-file victim
+depth 1
+SCN
+"$CMC" check --exec replay --db link.db link.scn >link.out 2>&1
+lost=$("$CMC" show --json --db link.db 0 | tr '{' '\n' | sed -n 's/.*"label": "c (power loss)", "to": \([0-9]*\).*/\1/p')
+ok "a link planted in the image: the power loss empties the file, reads nothing through the link" \
+	sh -c "'$CMC' show --db link.db '$lost' | grep -q '^state files      victim  0 bytes'"
+cat >gone.scn <<'SCN'
+target /bin/sh -c "rm -rf .cmc-durable/sync; ln -s /etc .cmc-durable/sync; exec cat"
+op c crash once
+depth 1
+SCN
+"$CMC" check --exec replay --no-store gone.scn >gone.out 2>&1
+is "an image whose sync/ is a link: exit 1" "$?" 1
+ok "... the power loss is a limit fault saying so" \
+	grep -q "^violation: limit: after c (power loss): crash: the durable image is missing" gone.out
+is "... and nothing outside the working directory changed" "$(cksum </etc/passwd)" "$sum_before"
+
 # ---- sqlite3 -----------------------------------------------------------------------
 if ! command -v sqlite3 >/dev/null 2>&1; then
 	skip "sqlite3: crashes keep every committed row" "sqlite3 is not installed (make test installs it)"
@@ -154,6 +186,18 @@ SCN
 			sh -c "sqlite3 sq-$run.db 'SELECT fp FROM states ORDER BY fp' >$run.fps &&
 			       sqlite3 sq-replay.db 'SELECT fp FROM states ORDER BY fp' | cmp - $run.fps"
 	done
+	# Write-ahead logging: the log (and its shared-memory index, a
+	# MAP_SHARED file) is what a crash leaves; every row is still there.
+	sq_scenario '-cmd "PRAGMA journal_mode=WAL"' >wal.scn
+	echo "state-file test.db-wal" >>wal.scn
+	for e in replay fork; do
+		"$CMC" check --exec $e --no-store --json wal.scn >wal-$e.json 2>wal-$e.err
+		is "sqlite3 in WAL mode, --exec $e: no violation (exit 0)" "$?" 0
+	done
+	echo "# sqlite3, WAL: $(json_get wal-replay.json distinct) distinct states, $(json_get wal-replay.json generated) generated"
+	is "sqlite3 in WAL mode: the same counts under both executors" \
+		"$(json_get wal-fork.json distinct)/$(json_get wal-fork.json generated)" \
+		"$(json_get wal-replay.json distinct)/$(json_get wal-replay.json generated)"
 	# Without fsync the database is not durable: a power loss after the
 	# first INSERT takes it back to the empty table.
 	sq_scenario '-cmd "PRAGMA synchronous=OFF"' >off.scn
