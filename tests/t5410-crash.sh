@@ -67,6 +67,12 @@ is "fixed kv: the same counts under both executors" \
 	"$(json_get fixed-fork.json distinct)/$(json_get fixed-fork.json generated)"
 ok "fixed kv: the same fingerprints under both executors" \
 	sh -c 'fps() { sqlite3 "$1" "SELECT fp FROM states ORDER BY fp"; }; fps fixed-replay.db >r.fps; fps fixed-fork.db >f.fps; test -s r.fps && cmp r.fps f.fps'
+# Two workers (--jobs 2), each fork executor with a replay one for crashes.
+"$CMC" check --jobs 2 --db fixed-j2.db --json fixed.scn >fixed-j2.json 2>fixed-j2.err
+is "fixed kv, --jobs 2: no violation (exit 0)" "$?" 0
+ok "fixed kv, --jobs 2: the same fingerprints" \
+	sh -c 'sqlite3 fixed-j2.db "SELECT fp FROM states ORDER BY fp" | cmp - r.fps'
+
 # O_SYNC writes are durable as they are made: no fsync needed.
 kv_scenario "crashkv osync" >osync.scn
 "$CMC" check --exec replay --no-store --json osync.scn >osync.json 2>osync.err
