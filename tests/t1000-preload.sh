@@ -21,10 +21,12 @@ ok "helper is built" test -x "$PLT"
 # detnet.c's (addresses), aslimit.c's (mmap, mremap: a
 # mapping refused by the address-space limit is reported) and epoll.c's
 # (epoll interest lists, and the closes that end entries in them) and
-# snapfd.c's (close, dup, dup2, dup3, close_range, fcntl: the snapshot socket).
+# snapfd.c's (close, dup, dup2, dup3, close_range, fcntl: the snapshot socket)
+# and durable.c's (fsync and the calls that move names or write through
+# O_SYNC: the durable image of a crash scenario).
 nm -D --defined-only "$PRELOAD" | awk '$2 == "T" { print $3 }' | sort >syms
 is "exports the allocation and deterministic-environment entry points and nothing else" "$(tr '\n' ' ' <syms)" \
-	"__fxstat __fxstat64 __fxstatat __fxstatat64 __lxstat __lxstat64 __open64_2 __open_2 __openat64_2 __openat_2 __xstat __xstat64 accept accept4 alarm aligned_alloc bind calloc clock clock_gettime close close_range dup dup2 dup3 epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_wait fcntl fcntl64 fopen fopen64 free fstat fstat64 fstatat fstatat64 getentropy getitimer getpeername getpgid getpgrp getpid getppid getrandom getrusage getsid getsockname gettimeofday kill killpg lstat lstat64 malloc malloc_trim malloc_usable_size mallopt memalign mmap mmap64 mremap open open64 openat openat64 pidfd_open poll posix_memalign ppoll pselect pvalloc realloc reallocarray select setitimer sigaltstack sigqueue stat stat64 statx tgkill time times ualarm valloc wait4 waitid waitpid "
+	"__fxstat __fxstat64 __fxstatat __fxstatat64 __lxstat __lxstat64 __open64_2 __open_2 __openat64_2 __openat_2 __xstat __xstat64 accept accept4 alarm aligned_alloc bind calloc clock clock_gettime close close_range dup dup2 dup3 epoll_create epoll_create1 epoll_ctl epoll_pwait epoll_wait fcntl fcntl64 fdatasync fopen fopen64 free fstat fstat64 fstatat fstatat64 fsync getentropy getitimer getpeername getpgid getpgrp getpid getppid getrandom getrusage getsid getsockname gettimeofday kill killpg lstat lstat64 malloc malloc_trim malloc_usable_size mallopt memalign mmap mmap64 mremap open open64 openat openat64 pidfd_open poll posix_memalign ppoll pselect pvalloc pwrite pwrite64 pwritev realloc reallocarray remove rename renameat renameat2 rmdir select setitimer sigaltstack sigqueue stat stat64 statx sync syncfs tgkill time times ualarm unlink unlinkat valloc wait4 waitid waitpid write writev "
 
 ok "entry points give aligned memory with the right contents" pl "$PLT" addrs
 pl "$PLT" addrs >a1 2>&1

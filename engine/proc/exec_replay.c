@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "durable.h"
 #include "prop.h"
 #include "target.h"
 #include "util.h"
@@ -60,6 +61,23 @@ static void keep_reply(struct proc_exec *x, size_t i, const struct proc_buf *b)
 		proc_exec_replies_set(x, i, proc_bytes_new(b->p, b->len));
 }
 
+/* One operation on the live target: sent, or for a crash the target
+ * killed and started again on its files (durable.c), r->t then the new
+ * one, NULL when it did not start again (o says why: its fault). */
+static enum proc_wait step(struct replay *r, const struct proc_op *op, struct proc_obs *o, double *el)
+{
+	struct proc_exec *x = &r->x;
+	if (!op->crash)
+		return proc_target_op(r->t, op, x->sc->timeout_ms, el);
+	double t0 = eng_now();
+	r->t = proc_target_crash(r->t, op, x->preload, o, &x->st.spawn_s);
+	x->st.spawns++;
+	*el = eng_now() - t0;
+	if (!r->t)
+		proc_obs_seal(o);
+	return r->t ? PROC_QUIESCENT : PROC_GONE;
+}
+
 /* Fresh target, prefix replayed; obs (may be NULL) gets the final state. */
 static int replay_to_origin(struct replay *r, struct proc_obs *obs)
 {
@@ -80,10 +98,16 @@ static int replay_to_origin(struct replay *r, struct proc_obs *obs)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct proc_op *op = &sc->ops[r->trace[i]];
 		double el = 0;
-		w = proc_target_op(r->t, op, sc->timeout_ms, &el);
+		w = step(r, op, o, &el);
 		x->st.ops++;
 		x->st.replayed++;
 		x->st.quiesce_s += el;
+		if (!r->t) {
+			snprintf(x->err, sizeof x->err,
+				 "nondeterministic target: replaying step %zu (%.100s) of a trace that "
+				 "succeeded before, the target now failed: %.600s", i + 1, op->label, o->fault_msg);
+			return -1;
+		}
 		keep_reply(x, i, &r->t->reply);
 		if (w == PROC_INTERRUPTED) {
 			snprintf(x->err, sizeof x->err, "interrupted");
@@ -133,10 +157,16 @@ static int replay_apply(struct proc_exec *x, unsigned op, bool last, struct proc
 	r->at_origin = false;
 	proc_obs_reset(obs);
 	double el = 0;
-	enum proc_wait w = proc_target_op(r->t, &sc->ops[op], sc->timeout_ms, &el);
+	enum proc_wait w = step(r, &sc->ops[op], obs, &el);
 	x->st.ops++;
 	x->st.quiesce_s += el;
 	obs->quiesce_s = el;
+	if (!r->t && proc_interrupted) {
+		snprintf(x->err, sizeof x->err, "interrupted");
+		return -1;
+	}
+	if (!r->t)
+		return 0; /* did not start again after a crash: obs holds why */
 	if (w == PROC_INTERRUPTED) {
 		snprintf(x->err, sizeof x->err, "interrupted");
 		kill_live(r);

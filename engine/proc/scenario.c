@@ -442,6 +442,9 @@ static int64_t parse_duration(const char *s)
 	return (int64_t)(v * unit);
 }
 
+/* The label of a crash op's power-loss twin: LABEL and this. */
+#define CRASH_LOST_SUFFIX " (power loss)"
+
 static int add_op(struct parse *p, struct tok *t, int n)
 {
 	struct proc_scenario *sc = p->sc;
@@ -455,11 +458,14 @@ static int add_op(struct parse *p, struct tok *t, int n)
 			    "number and ms, s, m or h (\"30s\"), at most 24 days");
 	if (n < 3 || n > mode + 1)
 		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]', 'op LABEL eof', "
-			    "'op LABEL timeout [once|repeat]' or 'op LABEL advance DURATION [once|repeat]'");
+			    "'op LABEL timeout [once|repeat]', 'op LABEL advance DURATION [once|repeat]' "
+			    "or 'op LABEL crash [once|repeat]'");
 	/* An unquoted eof for the bytes: close the target's input; an
-	 * unquoted timeout: let the target's timed wait expire. */
+	 * unquoted timeout: let the target's timed wait expire; an unquoted
+	 * crash: kill and restart it (two ops, see below). */
 	bool eof = !advance && !t[2].quoted && !strcmp(t[2].s, "eof");
 	bool timeout = !advance && !t[2].quoted && !strcmp(t[2].s, "timeout");
+	bool crash = !advance && !t[2].quoted && !strcmp(t[2].s, "crash");
 	bool once = eof;
 	if (n == mode + 1) {
 		if (!strcmp(t[mode].s, "once")) once = true;
@@ -470,15 +476,31 @@ static int add_op(struct parse *p, struct tok *t, int n)
 	}
 	if (t[1].len == 0 || strlen(t[1].s) != t[1].len)
 		return perr(p, "expected a non-empty op label without NUL bytes");
+	/* A crash is two operations: LABEL (the process dies, its unsynced
+	 * writes stay in the page cache) and LABEL (power loss) (they are
+	 * lost): the two successors of one crash, each its own label. */
+	char lost[sizeof CRASH_LOST_SUFFIX + 4096];
+	if (crash && snprintf(lost, sizeof lost, "%s" CRASH_LOST_SUFFIX, t[1].s) >= (int)sizeof lost)
+		return perr(p, "expected a crash op label of at most 4096 bytes");
 	for (size_t i = 0; i < sc->nops; i++)
-		if (!strcmp(sc->ops[i].label, t[1].s))
-			return perr(p, "expected a new op label, '%s' is already defined", t[1].s);
-	if (sc->nops == PROC_MAX_OPS)
+		if (!strcmp(sc->ops[i].label, t[1].s) || (crash && !strcmp(sc->ops[i].label, lost)))
+			return perr(p, "expected a new op label, '%s' is already defined", sc->ops[i].label);
+	if (sc->nops + crash >= PROC_MAX_OPS)
 		return perr(p, "expected at most %u ops", PROC_MAX_OPS);
 	if (t[2].len == 0)
 		return perr(p, "expected op bytes, got an empty string");
+	if (crash) {
+		sc->ops = eng_xrealloc(sc->ops, (sc->nops + 2) * sizeof *sc->ops);
+		for (int k = 0; k < 2; k++)
+			sc->ops[sc->nops++] = (struct proc_op){
+				.label = eng_xstrdup(k ? lost : t[1].s), .bytes = (uint8_t *)eng_xstrdup(""),
+				.once = once, .crash = k ? PROC_CRASH_LOST : PROC_CRASH_KEPT};
+		sc->durable = true;
+		return 0;
+	}
 	sc->ops = eng_xrealloc(sc->ops, (sc->nops + 1) * sizeof *sc->ops);
 	struct proc_op *op = &sc->ops[sc->nops++];
+	*op = (struct proc_op){.crash = PROC_CRASH_NONE}; /* every field set below, or zero */
 	bool sends = !eof && !timeout && !advance;
 	op->label = eng_xstrdup(t[1].s);
 	op->eof = eof;
@@ -862,6 +884,14 @@ struct proc_scenario *proc_scenario_load(const char *path, char *err, size_t err
 		rc = check_reply_labels(&p);
 	if (!rc)
 		rc = check_statefiles(&p);
+	if (!rc && p.sc->durable) {
+		/* What a crash would leave is part of a state: two states with
+		 * the same files but other unsynced writes crash differently. */
+		struct proc_scenario *sc = p.sc;
+		sc->statefiles = eng_xrealloc(sc->statefiles, (sc->nstatefiles + 1) * sizeof *sc->statefiles);
+		sc->statefiles[sc->nstatefiles++] = (struct proc_statefile){
+			.path = eng_xstrdup(PROC_DURABLE_DIR), .rel = eng_xstrdup(PROC_DURABLE_DIR), .dir = true};
+	}
 	if (!rc) {
 		p.line = 0;
 		if (!p.sc->argc)

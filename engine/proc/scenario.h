@@ -31,9 +31,17 @@ static inline bool proc_ident_graph(enum proc_ident id)
 	return id == PROC_ID_GRAPH || id == PROC_ID_GRAPH_BOTH;
 }
 
+/* What a crash operation keeps of the files (`op LABEL crash`: one line
+ * makes two ops, one of each; durable.c). */
+enum proc_crash {
+	PROC_CRASH_NONE,
+	PROC_CRASH_KEPT,    /* the process dies, the page cache survives */
+	PROC_CRASH_LOST,    /* power loss: every file goes back to its durable image */
+};
+
 /* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof,
- * timeout or advance (at most one of the three, advance_ms <= INT32_MAX);
- * label is unique among ops; an eof op is once. */
+ * timeout, advance or crash (at most one of the four, advance_ms <=
+ * INT32_MAX); label is unique among ops; an eof op is once. */
 struct proc_op {
 	char *label;
 	uint8_t *bytes;
@@ -46,6 +54,8 @@ struct proc_op {
 	uint32_t advance_ms; /* > 0: sends nothing; the target's virtual clock
 	                       moves on by this much, and a timed wait it
 	                       reaches times out (preload/detwait.c) */
+	enum proc_crash crash; /* != NONE: sends nothing; the target is killed
+	                       and started again on its files (durable.c) */
 };
 
 enum proc_prop_kind {
@@ -122,7 +132,14 @@ struct proc_scenario {
 	size_t nstatefiles;
 	uint64_t state_cap;     /* bytes of declared files read per state; more is a fault */
 	uint32_t state_cap_files; /* files below the declared dirs per state */
+	bool durable;           /* a crash op: the working directory keeps its
+				   durable image (PROC_DURABLE_DIR, durable.c),
+				   declared as a state-dir of its own */
 };
+
+/* The durable image's directory in the target's working directory
+ * (preload/durable.c keeps it, engine/proc/durable.c reverts to it). */
+#define PROC_DURABLE_DIR ".cmc-durable"
 
 struct proc_statefile {
 	char *path;             /* as written (messages) */

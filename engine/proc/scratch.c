@@ -47,6 +47,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "durable.h"
 #include "scratch.h"
 #include "util.h"
 
@@ -291,6 +292,20 @@ struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err,
 		if ((mkdir(at, 0755) < 0 && errno != EEXIST) || lstat(at, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			/* no fixed path: the target works at the copy's own */
 			snprintf(at, sizeof at, "%s", dir);
+		}
+	}
+	if (sc->durable) {
+		/* what the target starts with is on disk (durable.c) */
+		int root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		int rc = root < 0 ? -1 : proc_durable_settle(sc, root, err, errlen);
+		if (root < 0)
+			snprintf(err, errlen, "cannot open the target's working directory %s: %s", dir,
+				 strerror(errno));
+		if (root >= 0)
+			close(root);
+		if (rc < 0) {
+			rm_tree(dir);
+			return NULL;
 		}
 	}
 	struct proc_scratch *s = eng_xcalloc(1, sizeof *s);

@@ -623,7 +623,8 @@ static bool wait_startup(struct proc_target *t, struct proc_obs *obs, uint16_t *
 /* One attempt at starting the target (start_tcp_retry() makes more when
  * another program took the port: *taken). */
 static struct proc_target *start(const struct proc_scenario *sc, const char *preload,
-				 struct proc_obs *obs, double *spawn_s, bool snap, uint16_t *taken)
+				 struct proc_obs *obs, double *spawn_s, bool snap, uint16_t *taken,
+				 struct proc_scratch *in)
 {
 	double t0 = eng_now();
 	struct proc_target *t = proc_target_alloc(sc);
@@ -642,9 +643,11 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
 	/* CMC_SHARED_CWD=1 (benchmarks: what the directory of its own costs):
 	 * the target works in the scenario's cwd (or cmc's) itself. */
 	const char *shared = getenv("CMC_SHARED_CWD");
-	if (!(shared && !strcmp(shared, "1")))
+	if (in)
+		t->scratch = proc_scratch_ref(in); /* a restart after a crash (durable.c) */
+	else if (!(shared && !strcmp(shared, "1")))
 		t->scratch = proc_scratch_new(sc, obs->fault_msg, sizeof obs->fault_msg);
-	if (!t->scratch && !(shared && !strcmp(shared, "1"))) {
+	if (!t->scratch && !in && !(shared && !strcmp(shared, "1"))) {
 		obs->fault = PROC_FAULT_START;
 		free_vec(av);
 		free_vec(env);
@@ -684,11 +687,12 @@ static struct proc_target *start(const struct proc_scenario *sc, const char *pre
  * before the target could bind it is not the target's failure: start it
  * again on another port (a few times; the last failure is reported). */
 static struct proc_target *start_tcp_retry(const struct proc_scenario *sc, const char *preload,
-					   struct proc_obs *obs, double *spawn_s, bool snap)
+					   struct proc_obs *obs, double *spawn_s, bool snap,
+					   struct proc_scratch *in)
 {
 	for (int attempt = 1;; attempt++) {
 		uint16_t taken = 0; /* the port another program took, or 0 */
-		struct proc_target *t = start(sc, preload, obs, spawn_s, snap, &taken);
+		struct proc_target *t = start(sc, preload, obs, spawn_s, snap, &taken, in);
 		if (t || !taken || attempt == 3 || proc_interrupted)
 			return t;
 		fprintf(stderr, "cmc: %s: another program took port %u before the target could listen "
@@ -700,13 +704,19 @@ static struct proc_target *start_tcp_retry(const struct proc_scenario *sc, const
 struct proc_target *proc_target_start(const struct proc_scenario *sc, const char *preload,
 				      struct proc_obs *obs, double *spawn_s)
 {
-	return start_tcp_retry(sc, preload, obs, spawn_s, false);
+	return start_tcp_retry(sc, preload, obs, spawn_s, false, NULL);
+}
+
+struct proc_target *proc_target_start_in(const struct proc_scenario *sc, const char *preload,
+					 struct proc_scratch *in, struct proc_obs *obs, double *spawn_s)
+{
+	return start_tcp_retry(sc, preload, obs, spawn_s, false, in);
 }
 
 struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,
 					   struct proc_obs *obs, double *spawn_s)
 {
-	return start_tcp_retry(sc, preload, obs, spawn_s, true);
+	return start_tcp_retry(sc, preload, obs, spawn_s, true, NULL);
 }
 
 static void chan_close(struct proc_chan *c)

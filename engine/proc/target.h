@@ -147,6 +147,11 @@ void proc_target_kill(struct proc_target *t);
  * port (sets foreign_inode)?  Asked when the start-up failed: a target
  * that could not bind may have ended before any look saw the other one. */
 bool proc_port_taken(struct proc_target *t);
+/* The same in the working directory `in` (a reference is taken), not a
+ * fresh copy: a target started again after a crash (durable.c). */
+struct proc_scratch;
+struct proc_target *proc_target_start_in(const struct proc_scenario *sc, const char *preload,
+					 struct proc_scratch *in, struct proc_obs *obs, double *spawn_s);
 /* The same, with the preload's snapshot server enabled (CMC_SNAP_FD): cmc's
  * end of the snapshot socket is t->snap_fd (fork_request.c). */
 struct proc_target *proc_target_start_snap(const struct proc_scenario *sc, const char *preload,

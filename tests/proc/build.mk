@@ -77,3 +77,15 @@ EXTRA_ALL += $(B)/tests-helpers/alarmtarget
 $(B)/tests-helpers/alarmtarget: tests/proc/alarmtarget.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TARGET_CFLAGS) -o $@ $<
+# A key-value store that must survive crashes, with and without its
+# durability bug, and the property that judges it (t5410).
+EXTRA_ALL += $(B)/tests-helpers/crashkv $(B)/tests-helpers/crashkv-bug $(B)/tests-helpers/committed.so
+$(B)/tests-helpers/crashkv: tests/proc/crashkv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -o $@ $<
+$(B)/tests-helpers/crashkv-bug: tests/proc/crashkv.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -DCRASHKV_BUG -o $@ $<
+$(B)/tests-helpers/committed.so: tests/proc/committed.c share/include/cmc_property.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TARGET_CFLAGS) -fPIC -shared -o $@ $<
