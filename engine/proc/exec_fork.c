@@ -222,24 +222,26 @@ static int find_origin(struct forkx *f, const uint16_t *trace, size_t n)
 	return -1;
 }
 
-/* ---- crashes: delegated to replay ----------------------------------------
+/* ---- operations delegated to replay ------------------------------------
  * A crash kills the target and starts it again on its files: nothing a
- * snapshot could fork.  The crash successors, and every state whose trace
- * has a crash, are served by a replay executor of this one's own (the
- * reference, so counts and fingerprints are those of --exec replay). */
+ * snapshot could fork.  A reconnect dials the target's listening socket,
+ * which every snapshot of the run shares: any of them, not this one's
+ * child, could accept the connection.  Their successors, and every state
+ * whose trace has one, are served by a replay executor of this one's own
+ * (the reference, so counts and fingerprints are those of --exec replay). */
 
-static bool has_crash(const struct proc_scenario *sc, const uint16_t *trace, size_t n)
+static bool has_replay_only(const struct proc_scenario *sc, const uint16_t *trace, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (sc->ops[trace[i]].crash)
+		if (proc_op_replay_only(&sc->ops[trace[i]]))
 			return true;
 	return false;
 }
 
-/* What crashx counted since `before`, added to our counters. */
-static void crash_stats(struct forkx *f, const struct proc_exec_stats *before)
+/* What byreplay counted since `before`, added to our counters. */
+static void byreplay_stats(struct forkx *f, const struct proc_exec_stats *before)
 {
-	const struct proc_exec_stats *a = &f->crashx->st;
+	const struct proc_exec_stats *a = &f->byreplay->st;
 	f->x.st.spawns += a->spawns - before->spawns;
 	f->x.st.ops += a->ops - before->ops;
 	f->x.st.replayed += a->replayed - before->replayed;
@@ -247,19 +249,19 @@ static void crash_stats(struct forkx *f, const struct proc_exec_stats *before)
 	f->x.st.spawn_s += a->spawn_s - before->spawn_s;
 }
 
-static struct proc_exec *crash_exec(struct forkx *f)
+static struct proc_exec *byreplay_exec(struct forkx *f)
 {
-	if (!f->crashx)
-		f->crashx = proc_replay_new(f->x.sc, f->x.preload, f->img);
-	return f->crashx;
+	if (!f->byreplay)
+		f->byreplay = proc_replay_new(f->x.sc, f->x.preload, f->img);
+	return f->byreplay;
 }
 
-static int crash_reach(struct forkx *f, const uint16_t *trace, size_t n, struct proc_obs *obs)
+static int byreplay_reach(struct forkx *f, const uint16_t *trace, size_t n, struct proc_obs *obs)
 {
-	struct proc_exec *c = crash_exec(f);
+	struct proc_exec *c = byreplay_exec(f);
 	struct proc_exec_stats before = c->st;
 	int rc = c->ops->reach(c, trace, n, obs);
-	crash_stats(f, &before);
+	byreplay_stats(f, &before);
 	proc_exec_replies_clear(&f->x);
 	for (size_t i = 0; i < c->nreplies; i++)
 		proc_exec_replies_set(&f->x, i, proc_bytes_ref(c->replies[i]));
@@ -268,42 +270,43 @@ static int crash_reach(struct forkx *f, const uint16_t *trace, size_t n, struct 
 	return rc;
 }
 
-static int crash_apply(struct forkx *f, unsigned op, struct proc_obs *obs)
+static int byreplay_apply(struct forkx *f, unsigned op, struct proc_obs *obs)
 {
-	struct proc_exec *c = crash_exec(f);
+	struct proc_exec *c = byreplay_exec(f);
 	struct proc_exec_stats before = c->st;
 	int rc = c->ops->apply(c, op, false, obs);
-	crash_stats(f, &before);
+	byreplay_stats(f, &before);
 	if (rc < 0)
 		memcpy(f->x.err, c->err, sizeof f->x.err);
 	return rc;
 }
 
-/* The crash op from the fork origin: replay reaches the origin's state
- * (once per origin), then crashes it.  The origin's replies stay ours. */
-static int crash_from_origin(struct forkx *f, unsigned op, struct proc_obs *obs)
+/* A crash or reconnect from the fork origin: replay reaches the origin's
+ * state (once per origin), then applies it.  The origin's replies stay
+ * ours. */
+static int byreplay_from_origin(struct forkx *f, unsigned op, struct proc_obs *obs)
 {
-	if (!f->crash_at_origin) {
-		struct proc_exec *c = crash_exec(f);
+	if (!f->replay_at_origin) {
+		struct proc_exec *c = byreplay_exec(f);
 		struct proc_exec_stats before = c->st;
 		int rc = c->ops->reach(c, f->origin->trace, f->origin->n, NULL);
-		crash_stats(f, &before);
+		byreplay_stats(f, &before);
 		if (rc < 0) {
 			memcpy(f->x.err, c->err, sizeof f->x.err);
 			return -1;
 		}
-		f->crash_at_origin = true;
+		f->replay_at_origin = true;
 	}
-	return crash_apply(f, op, obs);
+	return byreplay_apply(f, op, obs);
 }
 
 static int fork_reach(struct proc_exec *x, const uint16_t *trace, size_t n, struct proc_obs *obs)
 {
 	struct forkx *f = (struct forkx *)x;
-	f->crash_at_origin = false;
-	f->via_crash = !f->fb && has_crash(x->sc, trace, n);
-	if (f->via_crash)
-		return crash_reach(f, trace, n, obs);
+	f->replay_at_origin = false;
+	f->via_replay = !f->fb && has_replay_only(x->sc, trace, n);
+	if (f->via_replay)
+		return byreplay_reach(f, trace, n, obs);
 	if (!f->root && !f->fb)
 		fork_pin(f);
 	if (!f->fb && !f->root) {
@@ -492,10 +495,10 @@ static int fork_apply(struct proc_exec *x, unsigned op, bool last, struct proc_o
 		fork_mirror(f);
 		return rc;
 	}
-	if (f->via_crash)
-		return crash_apply(f, op, obs);
-	if (sc->ops[op].crash && f->origin)
-		return crash_from_origin(f, op, obs);
+	if (f->via_replay)
+		return byreplay_apply(f, op, obs);
+	if (proc_op_replay_only(&sc->ops[op]) && f->origin)
+		return byreplay_from_origin(f, op, obs);
 	if (NEVER(!f->origin)) {
 		snprintf(x->err, sizeof x->err, "fork executor: apply without reach");
 		return -1;
@@ -573,7 +576,7 @@ static void fork_discard(struct proc_exec *x)
 	struct forkx *f = (struct forkx *)x;
 	struct fork_pool *pl = f->pl;
 	f->unkept = false;
-	if (f->fb || f->via_crash || !f->kept)
+	if (f->fb || f->via_replay || !f->kept)
 		return;
 	fork_pool_lock(pl);
 	for (size_t i = pl->n; i-- > 0;) /* it went in last: look from the end */
@@ -612,11 +615,11 @@ static void fork_forget(struct proc_exec *x, const uint16_t *trace, size_t n)
 static void fork_release(struct proc_exec *x)
 {
 	struct forkx *f = (struct forkx *)x;
-	if (f->crashx)
-		f->crashx->ops->release(f->crashx);
-	f->crash_at_origin = false;
-	if (f->via_crash) {
-		f->via_crash = false;
+	if (f->byreplay)
+		f->byreplay->ops->release(f->byreplay);
+	f->replay_at_origin = false;
+	if (f->via_replay) {
+		f->via_replay = false;
 		return;
 	}
 	if (f->fb) {
@@ -663,8 +666,8 @@ static void fork_destroy(struct proc_exec *x)
 	 * fork from: those find them gone and start again from their root). */
 	fork_snap_free(f->root);
 	fork_close_fd(&f->lfd);
-	if (f->crashx)
-		f->crashx->ops->destroy(f->crashx);
+	if (f->byreplay)
+		f->byreplay->ops->destroy(f->byreplay);
 	if (f->fb) {
 		f->fb->ops->destroy(f->fb);
 	} else {

@@ -86,12 +86,13 @@ struct forkx {
 	struct proc_exec x;     /* first: the common part */
 	const struct proc_image *img;
 	struct proc_exec *fb;   /* the replay executor, once fork snapshots cannot work */
-	struct proc_exec *crashx; /* a replay executor for crash operations (a
-				 * snapshot cannot restart its target) and
-				 * the states after them; NULL until needed */
-	bool via_crash;         /* the reached state's trace has a crash: crashx
+	struct proc_exec *byreplay; /* a replay executor for the operations a
+				 * snapshot cannot make (crash, reconnect:
+				 * proc_op_replay_only()) and the states
+				 * after them; NULL until needed */
+	bool via_replay;        /* the reached state's trace has one: byreplay
 				 * holds it, and every apply goes there */
-	bool crash_at_origin;   /* crashx has reached the fork origin's state */
+	bool replay_at_origin;  /* byreplay has reached the fork origin's state */
 	struct snap *root;      /* the initial state; NULL before the first reach */
 	struct fork_pool *pl;   /* live snapshots besides roots and temporary origins */
 	struct snap *origin;    /* the reached state (users counts us) */

@@ -71,14 +71,32 @@ static struct proc_fe *pf(eng_frontend *fe)
 
 /* ---- state bytes ------------------------------------------------------- */
 
-static int decode(struct proc_fe *p, const void *state, size_t len, const uint16_t **trace, size_t *n)
+/*
+ * A state is its trace: a count, then that many op indices (uint16 each).
+ * In a scenario with a reconnect op, a state cmc cannot send to (the
+ * target closed the connection, or an eof op closed cmc's side, and no
+ * reconnect came since) ends with DISCONNECTED after the trace: its only
+ * successors are reconnects.  Elsewhere such a state is terminal and the
+ * bytes are the trace alone.
+ */
+#define DISCONNECTED 0xffffu
+
+static int decode(struct proc_fe *p, const void *state, size_t len, const uint16_t **trace, size_t *n,
+		  bool *disconnected)
 {
-	uint16_t cnt;
+	uint16_t cnt, last;
 	if (len < 2)
 		goto bad;
 	memcpy(&cnt, state, 2);
-	if (len != 2 + 2 * (size_t)cnt)
+	*disconnected = false;
+	if (p->sc->reconnect_line && len == 4 + 2 * (size_t)cnt) {
+		memcpy(&last, (const uint8_t *)state + len - 2, 2);
+		if (last != DISCONNECTED)
+			goto bad;
+		*disconnected = true;
+	} else if (len != 2 + 2 * (size_t)cnt) {
 		goto bad;
+	}
 	*trace = (const uint16_t *)state + 1;
 	*n = cnt;
 	for (size_t i = 0; i < cnt; i++) {
@@ -93,12 +111,13 @@ bad:
 	return -1;
 }
 
-/* sbuf := trace + op (op < 0: none).  Returns the byte length. */
-static size_t encode(struct proc_fe *p, const uint16_t *trace, size_t n, int op)
+/* sbuf := trace + op (op < 0: none), and the mark when disconnected.
+ * Returns the byte length. */
+static size_t encode(struct proc_fe *p, const uint16_t *trace, size_t n, int op, bool disconnected)
 {
 	size_t m = n + (op >= 0);
-	if (m + 1 > p->scap) {
-		p->scap = (m + 1) * 2;
+	if (m + 2 > p->scap) {
+		p->scap = (m + 2) * 2;
 		p->sbuf = eng_xrealloc(p->sbuf, p->scap * sizeof *p->sbuf);
 	}
 	p->sbuf[0] = (uint16_t)m;
@@ -106,7 +125,23 @@ static size_t encode(struct proc_fe *p, const uint16_t *trace, size_t n, int op)
 		memcpy(p->sbuf + 1, trace, n * sizeof *trace);
 	if (op >= 0)
 		p->sbuf[1 + n] = (uint16_t)op;
-	return (m + 1) * sizeof *p->sbuf;
+	if (disconnected)
+		p->sbuf[1 + m] = DISCONNECTED;
+	return (m + 1 + disconnected) * sizeof *p->sbuf;
+}
+
+/* Has cmc's side of the connection been closed by an eof op along trace +
+ * op (op < 0: none), with no reconnect since? */
+static bool input_gone(const struct proc_fe *p, const uint16_t *trace, size_t n, int op)
+{
+	for (size_t i = n + (op >= 0); i-- > 0;) {
+		const struct proc_op *o = &p->sc->ops[i == n ? (unsigned)op : trace[i]];
+		if (o->reconnect)
+			return false;
+		if (o->eof)
+			return true;
+	}
+	return false;
 }
 
 static void fill_mask(struct proc_fe *p, const uint16_t *trace, size_t n)
@@ -182,7 +217,11 @@ static bool ended(const struct proc_obs *o)
 static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, const struct proc_obs *o,
 		 eng_succ_fn fn, void *ctx)
 {
-	size_t len = encode(p, trace, n, op);
+	/* Nothing can be sent in a state whose connection is gone: without a
+	 * reconnect op it is terminal, with one only reconnects follow. */
+	bool gone = (o->e.flags & ENG_OBS_CLOSED) || input_gone(p, trace, n, op);
+	bool reconnects = p->sc->reconnect_line != 0;
+	size_t len = encode(p, trace, n, op, gone && reconnects && !ended(o));
 	if ((o->e.flags & ENG_OBS_RAW_OVER) && !p->warned_over) {
 		p->warned_over = true;
 		fprintf(stderr, "cmc: %s: the raw window exceeds raw-cap (%llu bytes): fingerprints "
@@ -212,8 +251,8 @@ static bool emit(struct proc_fe *p, const uint16_t *trace, size_t n, int op, con
 		.fp = identity(p, o, op),
 		.obs = &o->e,
 		/* after an eof operation, or once the target closed the
-		 * connection, no operation can be delivered */
-		.terminal = ended(o) || (op >= 0 && p->sc->ops[op].eof) || (o->e.flags & ENG_OBS_CLOSED),
+		 * connection, no operation can be delivered (but a reconnect) */
+		.terminal = ended(o) || (gone && !reconnects),
 	};
 	s.property = proc_props_eval(p->props, &v, p->msg, sizeof p->msg);
 	if (s.property)
@@ -293,16 +332,17 @@ static int proc_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
 }
 
 /* Is op applied when expanding the current state (`only`: that op alone)? */
-static bool enabled(const struct proc_fe *p, unsigned op, int only)
+static bool enabled(const struct proc_fe *p, unsigned op, int only, bool gone)
 {
-	return !used(p, op) && (only < 0 || (unsigned)only == op);
+	return !used(p, op) && (only < 0 || (unsigned)only == op) && (!gone || p->sc->ops[op].reconnect);
 }
 
 static int expand(struct proc_fe *p, const void *state, size_t len, int only, eng_succ_fn fn, void *ctx)
 {
 	const uint16_t *trace;
 	size_t n;
-	if (decode(p, state, len, &trace, &n) < 0)
+	bool gone;
+	if (decode(p, state, len, &trace, &n, &gone) < 0)
 		return -1;
 	if (n >= UINT16_MAX) {
 		snprintf(p->err, sizeof p->err, "%s: traces longer than %u operations are not supported "
@@ -314,19 +354,20 @@ static int expand(struct proc_fe *p, const void *state, size_t len, int only, en
 		p->started = p->orig->started;
 	}
 	fill_mask(p, trace, n);
-	for (size_t i = 0; i < n; i++)
-		if (p->sc->ops[trace[i]].eof)
-			return 0; /* the input is closed: no operation follows */
+	if (!p->sc->reconnect_line)
+		for (size_t i = 0; i < n; i++)
+			if (p->sc->ops[trace[i]].eof)
+				return 0; /* the input is closed: no operation follows */
 	/* The engine's bytes may move while we emit: work on a copy. */
 	uint16_t *tr = n ? eng_xmemdup(trace, n * sizeof *trace) : NULL;
 	int rc = 0;
 	bool any = false;
 	unsigned last_op = 0; /* the last enabled op: its apply may spend the state */
 	for (unsigned op = 0; op < p->sc->nops; op++)
-		if (enabled(p, op, only))
+		if (enabled(p, op, only, gone))
 			last_op = op;
 	for (unsigned op = 0; op < p->sc->nops; op++) {
-		if (!enabled(p, op, only))
+		if (!enabled(p, op, only, gone))
 			continue;
 		if (!any) {
 			any = true;
@@ -382,7 +423,8 @@ static void proc_print(eng_frontend *fe, const void *state, size_t len, FILE *ou
 	struct proc_fe *p = pf(fe);
 	const uint16_t *trace;
 	size_t n;
-	if (decode(p, state, len, &trace, &n) < 0) {
+	bool gone;
+	if (decode(p, state, len, &trace, &n, &gone) < 0) {
 		fputs("(corrupt state)", out);
 		return;
 	}
@@ -399,7 +441,8 @@ static void proc_forget(eng_frontend *fe, const void *state, size_t len)
 	struct proc_fe *p = pf(fe);
 	const uint16_t *trace;
 	size_t n;
-	if (p->x->ops->forget && decode(p, state, len, &trace, &n) == 0 && n) {
+	bool gone;
+	if (p->x->ops->forget && decode(p, state, len, &trace, &n, &gone) == 0 && n) {
 		uint16_t *t = eng_xmemdup(trace, n * sizeof *t); /* aligned */
 		p->x->ops->forget(p->x, t, n);
 		free(t);

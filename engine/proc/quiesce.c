@@ -726,9 +726,46 @@ static enum proc_wait deliver_tick(struct proc_target *t, uint32_t advance_ms, u
 	return proc_target_step(t, NULL, 0, timeout_ms, elapsed_s);
 }
 
+/*
+ * `op LABEL reconnect` (tcp): a new connection from cmc, as a client that
+ * hangs up and dials again.  cmc closes its end if the connection is
+ * still open and waits for the target to settle after the close, then
+ * connects to the port the target listens on and waits for it to accept
+ * and settle, as at the start.  Two waits, so the close and the new
+ * connection never reach the target in one wake-up, where which it
+ * handled first would be a matter of timing.  A target that no longer
+ * accepts (it closed its listener) leaves the connection closed: the
+ * state says so, as after a close by the target.
+ */
+static enum proc_wait reconnect(struct proc_target *t, unsigned timeout_ms, double *elapsed_s)
+{
+	double el = 0, total = 0;
+	enum proc_wait w = PROC_QUIESCENT;
+	if (t->in_fd >= 0) {
+		close(t->in_fd);
+		t->in_fd = -1;
+		t->peer_closed = true; /* no connection: what input_consumed() asks */
+		w = proc_target_step(t, NULL, 0, timeout_ms, &el);
+		total += el;
+	}
+	if (w == PROC_QUIESCENT) {
+		t->in_fd = proc_tcp_connect(t->port, &t->client_port);
+		t->peer_closed = t->in_fd < 0;
+		t->input_closed = false;
+		t->eof_unseen = false;
+		w = proc_target_step(t, NULL, 0, timeout_ms, &el);
+		total += el;
+	}
+	if (elapsed_s)
+		*elapsed_s = total;
+	return w;
+}
+
 enum proc_wait proc_target_op(struct proc_target *t, const struct proc_op *op, unsigned timeout_ms,
 			      double *elapsed_s)
 {
+	if (op->reconnect)
+		return reconnect(t, timeout_ms, elapsed_s);
 	if (op->timeout || op->advance_ms)
 		return deliver_tick(t, op->advance_ms, timeout_ms, elapsed_s);
 	if (!op->eof)

@@ -458,14 +458,16 @@ static int add_op(struct parse *p, struct tok *t, int n)
 			    "number and ms, s, m or h (\"30s\"), at most 24 days");
 	if (n < 3 || n > mode + 1)
 		return perr(p, "expected 'op LABEL \"BYTES\" [once|repeat]', 'op LABEL eof', "
-			    "'op LABEL timeout [once|repeat]', 'op LABEL advance DURATION [once|repeat]' "
-			    "or 'op LABEL crash [once|repeat]'");
+			    "'op LABEL timeout [once|repeat]', 'op LABEL advance DURATION [once|repeat]', "
+			    "'op LABEL crash [once|repeat]' or 'op LABEL reconnect [once|repeat]'");
 	/* An unquoted eof for the bytes: close the target's input; an
 	 * unquoted timeout: let the target's timed wait expire; an unquoted
-	 * crash: kill and restart it (two ops, see below). */
+	 * crash: kill and restart it (two ops, see below); an unquoted
+	 * reconnect: hang up and connect again (tcp). */
 	bool eof = !advance && !t[2].quoted && !strcmp(t[2].s, "eof");
 	bool timeout = !advance && !t[2].quoted && !strcmp(t[2].s, "timeout");
 	bool crash = !advance && !t[2].quoted && !strcmp(t[2].s, "crash");
+	bool reconnect = !advance && !t[2].quoted && !strcmp(t[2].s, "reconnect");
 	bool once = eof;
 	if (n == mode + 1) {
 		if (!strcmp(t[mode].s, "once")) once = true;
@@ -501,10 +503,13 @@ static int add_op(struct parse *p, struct tok *t, int n)
 	sc->ops = eng_xrealloc(sc->ops, (sc->nops + 1) * sizeof *sc->ops);
 	struct proc_op *op = &sc->ops[sc->nops++];
 	*op = (struct proc_op){.crash = PROC_CRASH_NONE}; /* every field set below, or zero */
-	bool sends = !eof && !timeout && !advance;
+	bool sends = !eof && !timeout && !advance && !reconnect;
 	op->label = eng_xstrdup(t[1].s);
 	op->eof = eof;
 	op->timeout = timeout;
+	op->reconnect = reconnect;
+	if (reconnect && !sc->reconnect_line)
+		sc->reconnect_line = p->line;
 	op->advance_ms = (uint32_t)adv_ms;
 	op->bytes = sends ? eng_xmemdup(t[2].s, t[2].len) : eng_xstrdup("");
 	op->len = sends ? t[2].len : 0;
@@ -716,6 +721,11 @@ static int apply_line(struct parse *p, struct tok *t, int n)
 static int check_reply_labels(struct parse *p)
 {
 	const struct proc_scenario *sc = p->sc;
+	if (sc->reconnect_line && sc->transport != PROC_TCP) {
+		p->line = sc->reconnect_line;
+		return perr(p, "expected 'transport tcp' for 'op LABEL reconnect': only a connection can be "
+			    "made again");
+	}
 	for (size_t i = 0; i < sc->nprops; i++) {
 		const struct proc_prop *pr = &sc->props[i];
 		if (pr->kind == PROC_PROP_OPEN || pr->kind == PROC_PROP_CLOSED) {

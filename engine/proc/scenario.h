@@ -40,8 +40,10 @@ enum proc_crash {
 };
 
 /* Invariant: len bytes in bytes (may contain NULs), len > 0 unless eof,
- * timeout, advance or crash (at most one of the four, advance_ms <=
- * INT32_MAX); label is unique among ops; an eof op is once. */
+ * timeout, advance, crash or reconnect (at most one of the five,
+ * advance_ms <= INT32_MAX); label is unique among ops; an eof op is once;
+ * reconnect only with transport tcp (reconnect_line says where the first
+ * is). */
 struct proc_op {
 	char *label;
 	uint8_t *bytes;
@@ -56,7 +58,18 @@ struct proc_op {
 	                       reaches times out (preload/detwait.c) */
 	enum proc_crash crash; /* != NONE: sends nothing; the target is killed
 	                       and started again on its files (durable.c) */
+	bool reconnect;     /* tcp: sends nothing; cmc hangs up (if the
+	                       connection is open) and connects again */
 };
+
+/* An operation a fork snapshot cannot make, which the fork executor hands,
+ * with every state after it, to replay (exec_fork.c): a crash restarts
+ * the target; a reconnect dials the listening socket every snapshot of the
+ * run shares. */
+static inline bool proc_op_replay_only(const struct proc_op *op)
+{
+	return op->crash != PROC_CRASH_NONE || op->reconnect;
+}
 
 enum proc_prop_kind {
 	PROC_PROP_CRASH,    /* no death by signal (always on) */
@@ -135,6 +148,7 @@ struct proc_scenario {
 	bool durable;           /* a crash op: the working directory keeps its
 				   durable image (PROC_DURABLE_DIR, durable.c),
 				   declared as a state-dir of its own */
+	int reconnect_line;     /* the first reconnect op's line; 0: none */
 };
 
 /* The durable image's directory in the target's working directory

@@ -140,7 +140,7 @@ static void show_text(store *st, int64_t run, const store_state *s, const store_
 	if (s->obs_flags & ENG_OBS_SIGNALED)
 		printf("killed by        signal %d\n", s->term_signal);
 	if ((s->obs_flags & ENG_OBS_CLOSED) && !(s->obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED)))
-		printf("connection       closed by the target: no operation reaches it\n");
+		printf("connection       closed by the target: no operation reaches it but a reconnect\n");
 	if (s->fault) {
 		fputs("fault            ", stdout);
 		tui_escape(stdout, s->fault, strlen(s->fault), SHOW_MAX);

@@ -285,7 +285,7 @@ static void state_load(struct wb *wb)
 	if (s.obs_flags & ENG_OBS_SIGNALED)
 		info("signal the target died on signal %d", s.term_signal);
 	if ((s.obs_flags & ENG_OBS_CLOSED) && !(s.obs_flags & (ENG_OBS_EXITED | ENG_OBS_SIGNALED)))
-		info("conn   the target closed the connection: no operation reaches it");
+		info("conn   the target closed the connection: only a reconnect op reaches it");
 	if (s.fault && *s.fault) {
 		char f[200];
 		wb_escape(f, sizeof f, s.fault, strlen(s.fault));
