@@ -85,4 +85,20 @@ s=$(at tick.db tick adv LEFT)
 ok "interval timer: the next deadline is the first after the clock (50 ms left)" \
 	grep -q '^reply  *"left 0.050000\\n"' left.out
 
+# What cmc does not drive is said: a timerfd or a POSIX timer runs on real
+# time, so replay warns once a run (fork falls back to replay for a
+# timerfd, saying the same).
+for k in "TFD 60000" PTIMER; do
+	printf 'target %s\nop arm "%s\\n" once\nop GET "GET\\n" once\n' "$AT" "$k" >t.scn
+	"$CMC" check --no-store --exec replay --jobs 2 t.scn >t.out 2>t.err
+	is "$k: replay runs it (exit 0)" "$?" 0
+	is "$k: replay says once that it runs on real time" \
+		"$(grep -c "the target holds a .*, which runs on real time, not cmc's virtual clock: states and counts may differ from run to run" t.err)" 1
+done
+printf 'target %s tfd\nop GET "GET\\n" once\n' "$AT" >tf.scn
+"$CMC" check --no-store --exec fork tf.scn >tf.out 2>tf.err
+ok "timerfd under fork: falls back, saying it runs on real time" \
+	grep -q "the target holds an timerfd (fd [0-9]*), which fork shares between snapshots; it runs on real time" tf.err
+ok "an alarm is not such a timer: no warning" not_ok grep -q "real time" real-replay.err
+
 done_testing

@@ -189,8 +189,9 @@ struct proc_exec {
 	struct proc_exec_stats st;
 	char err[1024];
 	/* replay: where the run records that it said its target runs threads
-	 * (once per run, on stderr, as the fork executor's fallback line
-	 * does); NULL when that is someone else's to say */
+	 * or a real-time timer (once per run, on stderr, as the fork
+	 * executor's fallback line does); NULL when that is someone else's
+	 * to say */
 	bool *said_threads;
 };
 

@@ -35,24 +35,34 @@ static void kill_live(struct replay *r)
 }
 
 /*
- * cmc schedules a target's operations, not its threads: a target that runs
- * threads (memcached, redis-server) may do other things between two
- * operations on every run, and then its states and counts are not
+ * cmc schedules a target's operations, not its threads, and drives its
+ * clocks, alarms and timed waits, not a timerfd or a POSIX timer: a
+ * target that runs threads (memcached, redis-server) may do other things
+ * between two operations on every run, one whose timer runs on real time
+ * fires wherever it falls, and then its states and counts are not
  * reproducible.  The fork executor refuses such a target and says so;
  * replay runs it, and says so once per run, at the first quiescent point
- * that finds more than one thread.
+ * that finds one.
  */
-static void note_threads(struct replay *r)
+static void note_unscheduled(struct replay *r)
 {
 	bool *said = r->x.said_threads;
 	if (!said || __atomic_load_n(said, __ATOMIC_RELAXED) || !r->t)
 		return;
 	int n = proc_threads(r->t->pid);
-	if (n > 1 && !__atomic_exchange_n(said, true, __ATOMIC_RELAXED))
-		fprintf(stderr,
-			"cmc: %s: the target runs %d threads, which cmc does not schedule: states and counts "
-			"may differ from run to run\n",
-			r->x.sc->path, n);
+	const char *timer = n > 1 ? NULL : proc_real_timer(r->t->pid);
+	if ((n > 1 || timer) && !__atomic_exchange_n(said, true, __ATOMIC_RELAXED)) {
+		if (timer)
+			fprintf(stderr,
+				"cmc: %s: the target holds %s, which runs on real time, not cmc's "
+				"virtual clock: states and counts may differ from run to run\n",
+				r->x.sc->path, timer);
+		else
+			fprintf(stderr,
+				"cmc: %s: the target runs %d threads, which cmc does not schedule: states "
+				"and counts may differ from run to run\n",
+				r->x.sc->path, n);
+	}
 }
 
 static void keep_reply(struct proc_exec *x, size_t i, const struct proc_buf *b)
@@ -126,7 +136,7 @@ static int replay_to_origin(struct replay *r, struct proc_obs *obs)
 			return -1;
 		}
 	}
-	note_threads(r);
+	note_unscheduled(r);
 	if (obs) {
 		proc_obs_reset(obs);
 		proc_observe(r->t, r->img, w, obs);
@@ -173,7 +183,7 @@ static int replay_apply(struct proc_exec *x, unsigned op, bool last, struct proc
 		return -1;
 	}
 	if (w == PROC_QUIESCENT)
-		note_threads(r);
+		note_unscheduled(r);
 	proc_observe(r->t, r->img, w, obs);
 	if (w != PROC_QUIESCENT)
 		kill_live(r);

@@ -66,7 +66,9 @@ static const char *shared_object(pid_t pid, char *buf, size_t n)
 			size_t kl = strlen(kinds[i]);
 			if (!strncmp(target + 12, kinds[i], kl) && target[12 + kl] == ']') {
 				snprintf(buf, n, "the target holds an %s (fd %.12s), which fork shares "
-					 "between snapshots", kinds[i], e->d_name);
+					 "between snapshots%s", kinds[i], e->d_name,
+					 i == 0 ? "; it runs on real time, not cmc's virtual clock: states "
+						  "and counts may differ from run to run" : "");
 				found = buf;
 			}
 		}

@@ -603,3 +603,34 @@ int proc_threads(pid_t pid)
 	closedir(d);
 	return n;
 }
+
+const char *proc_real_timer(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/timers", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		char line[128];
+		bool any = fgets(line, sizeof line, f) != NULL;
+		fclose(f);
+		if (any)
+			return "a POSIX timer";
+	}
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return NULL;
+	const char *found = NULL;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		char lp[64 + sizeof e->d_name], target[32];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
+		ssize_t k = readlink(lp, target, sizeof target - 1);
+		if (k == 20 && !memcmp(target, "anon_inode:[timerfd]", 20))
+			found = "a timerfd";
+	}
+	closedir(d);
+	return found;
+}

@@ -285,6 +285,10 @@ const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *
 void proc_observe_stats(uint64_t *n, uint64_t *ns);
 /* Threads of process pid (its /proc/PID/task entries), or -1. */
 int proc_threads(pid_t pid);
+/* A timer of process pid that runs on real time, which cmc's virtual
+ * clock does not drive: "a timerfd", "a POSIX timer" (timer_create), or
+ * NULL when it holds none. */
+const char *proc_real_timer(pid_t pid);
 
 /* Fill obs from the live (quiescent or gone) target after a wait result. */
 void proc_observe(struct proc_target *t, const struct proc_image *img, enum proc_wait w,

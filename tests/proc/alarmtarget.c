@@ -9,14 +9,19 @@
  *   NAP ms       sleeps ms milliseconds of real time (usleep: not virtual)
  *   LEFT         answers "left S.UUUUUU" (getitimer)
  *   GET          answers "fired N"
+ *   TFD ms       arms a timerfd (real time: cmc says so)
+ *   PTIMER       creates a POSIX timer, unarmed (the same)
  * With the argument "handle" SIGALRM counts into a heap record; without,
- * SIGALRM's default action ends the target.
+ * SIGALRM's default action ends the target.  With "tfd" it arms a timerfd
+ * of a minute as it starts.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/timerfd.h>
+#include <time.h>
 #include <unistd.h>
 
 struct rec {
@@ -43,6 +48,12 @@ int main(int argc, char **argv)
 		sa.sa_flags = SA_RESTART;
 		sigaction(SIGALRM, &sa, NULL);
 	}
+	if (argc > 1 && !strcmp(argv[1], "tfd")) {
+		int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		struct itimerspec its = {{0, 0}, {60, 0}};
+		if (fd < 0 || timerfd_settime(fd, 0, &its, NULL))
+			return 1;
+	}
 	char line[128];
 	setvbuf(stdout, NULL, _IONBF, 0);
 	while (fgets(line, sizeof line, stdin)) {
@@ -59,6 +70,13 @@ int main(int argc, char **argv)
 			struct itimerval it;
 			getitimer(ITIMER_REAL, &it);
 			printf("left %ld.%06ld\n", (long)it.it_value.tv_sec, (long)it.it_value.tv_usec);
+		} else if (sscanf(line, "TFD %ld", &v) == 1) {
+			int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+			struct itimerspec its = {{0, 0}, {v / 1000, v % 1000 * 1000000}};
+			printf("%s\n", fd < 0 || timerfd_settime(fd, 0, &its, NULL) ? "ERR" : "OK");
+		} else if (!strncmp(line, "PTIMER", 6)) {
+			timer_t t;
+			printf("%s\n", timer_create(CLOCK_MONOTONIC, NULL, &t) ? "ERR" : "OK");
 		} else if (!strncmp(line, "GET", 3)) {
 			printf("fired %d\n", (int)r->fired);
 		} else {
