@@ -61,8 +61,11 @@ int main(void)
 	   offsetof(struct cmc_region_hdr, wait_ms) == 104 &&
 	   offsetof(struct cmc_region_hdr, timeouts) == 108 &&
 	   offsetof(struct cmc_region_hdr, advances) == 112 &&
-	   offsetof(struct cmc_region_hdr, reserved) == 120 && sizeof(struct cmc_region_hdr) == 168,
-	   "header layout: used@40 fault@52 wait_ms@104 timeouts@108 advances@112 reserved@120 size 168");
+	   offsetof(struct cmc_region_hdr, alarm_ms) == 116 &&
+	   offsetof(struct cmc_region_hdr, alarm_every_ms) == 120 &&
+	   offsetof(struct cmc_region_hdr, reserved) == 128 && sizeof(struct cmc_region_hdr) == 168,
+	   "header layout: used@40 fault@52 wait_ms@104 timeouts@108 advances@112 alarm_ms@116 "
+	   "alarm_every_ms@120 reserved@128 size 168");
 
 	uint64_t at = 0x600000000000ULL;
 	struct cmc_region_hdr h = good(at);
