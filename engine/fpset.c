@@ -195,15 +195,16 @@ static _Noreturn void eng_die_oom(uint64_t count)
 	exit(2);
 }
 
-static bool grow_index(fpset *s)
+/* Replace the index by one of ncap slots over ids [0, count).  False, and
+ * the set kept at its old size, when the memory limit or the allocator
+ * refuses the new one. */
+static bool rebuild_index(fpset *s, uint64_t ncap)
 {
-	uint64_t ncap = s->cap + s->cap / 2;
-	if (over_limit(s, index_bytes(ncap)))
-		return false;
 	/* The index is rebuilt from the records, so the old one can go first:
 	 * the two never coexist and the peak stays at the new one's size. */
 	free(s->slot);
 	uint32_t *ns = index_new(ncap);
+	bool ok = ns != NULL;
 	if (!ns) { /* keep the set usable at its old size, and say it is full */
 		ncap = s->cap;
 		ns = index_new(ncap);
@@ -218,13 +219,19 @@ static bool grow_index(fpset *s)
 				p = 0;
 		ns[p] = tag_of(fp) | (uint32_t)(id + 1);
 	}
-	bool grew = ncap != s->cap;
 	s->bytes += index_bytes(ncap) - index_bytes(s->cap);
 	s->slot = ns;
 	s->cap = ncap;
 	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
 	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s)); /* a quiet point: no reader runs */
-	return grew;
+	return ok;
+}
+
+static bool grow_index(fpset *s)
+{
+	if (over_limit(s, index_bytes(s->cap + s->cap / 2)))
+		return false;
+	return rebuild_index(s, s->cap + s->cap / 2);
 }
 
 static bool add_chunk(fpset *s)
@@ -416,6 +423,92 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 	/* the whole set at every power of two: O(1) amortised per put */
 	CMC_ASSERT_INTERNAL((s->count & (s->count - 1)) || fpset_is_valid(s));
 	return id;
+}
+
+/* ---- many at once (fpset.h) ------------------------------------------ */
+
+bool fpset_reserve(fpset *s, uint64_t n)
+{
+	if (s->parents_lost || s->count + n > FPSET_MAX_STATES)
+		return false;
+	size_t want = (size_t)((s->count + n + CHUNK - 1) >> CHUNK_BITS), had = s->nchunks;
+	size_t one = sizeof(struct chunk) + (s->pfd < 0 ? CHUNK * sizeof(uint32_t) : 0);
+	if (want > had && (want > s->chunks_cap || over_limit(s, (want - had) * one)))
+		return false;
+	while (s->nchunks < want)
+		if (!add_chunk(s)) { /* the allocator refused: give back this call's */
+			while (s->nchunks > had) {
+				struct chunk *c = s->chunks[--s->nchunks];
+				free(c->parent);
+				free(c);
+				s->bytes -= one;
+			}
+			return false;
+		}
+	while (s->count + n > s->grow_at)
+		if (!grow_index(s))
+			return false;
+	return true;
+}
+
+/* Concurrent: the fingerprints are distinct and absent, so a placement only
+ * looks for an empty slot and takes it (compare-and-swap), never for a
+ * match, and the records it writes are its own id's. */
+void fpset_place(fpset *s, uint32_t id, eng_fp fp)
+{
+	s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)] = fp;
+	uint32_t v = tag_of(fp) | (id + 1);
+	for (uint64_t p = pos_of(fp, s->cap);; p = p + 1 == s->cap ? 0 : p + 1) {
+		uint32_t empty = 0;
+		if (__atomic_load_n(&s->slot[p], __ATOMIC_RELAXED) == 0 &&
+		    __atomic_compare_exchange_n(&s->slot[p], &empty, v, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return;
+	}
+}
+
+bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (s->pfd >= 0 && s->count - s->pbuf_start == PBUF && !flush_parents(s)) {
+			close(s->pfd); /* as in fpset_put(): no trace can be rebuilt */
+			s->pfd = -1;
+			s->parents_lost = true;
+		}
+		uint64_t id = s->count++;
+		if (s->parents_lost)
+			continue;
+		if (s->pfd >= 0)
+			s->pbuf[id - s->pbuf_start] = parents[i];
+		else
+			s->chunks[id >> CHUNK_BITS]->parent[id & (CHUNK - 1)] = parents[i];
+	}
+	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s)); /* one thread again */
+	return !s->parents_lost;
+}
+
+void fpset_truncate(fpset *s, uint64_t count)
+{
+	if (count >= s->count)
+		return;
+	if (s->pfd >= 0 && s->pbuf_start > count) { /* read the buffer back */
+		uint64_t start = count - count % PBUF;
+		size_t len = (size_t)(count - start) * sizeof(uint32_t);
+		if (pread(s->pfd, s->pbuf, len, (off_t)(start * sizeof(uint32_t))) != (ssize_t)len) {
+			close(s->pfd);
+			s->pfd = -1;
+			s->parents_lost = true;
+		}
+		s->pbuf_start = start;
+	}
+	s->count = count;
+	size_t need = (size_t)((count + CHUNK - 1) >> CHUNK_BITS);
+	while (s->nchunks > need) {
+		struct chunk *c = s->chunks[--s->nchunks];
+		s->bytes -= sizeof(struct chunk) + (c->parent ? CHUNK * sizeof(uint32_t) : 0);
+		free(c->parent);
+		free(c);
+	}
+	rebuild_index(s, s->cap);
 }
 
 uint32_t fpset_get(const fpset *s, eng_fp fp)

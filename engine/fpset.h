@@ -28,6 +28,21 @@ bool fpset_will_grow(const fpset *s);
  * then the record its slot points at (stage 2, after stage 1 has landed). */
 void fpset_prefetch_slot(const fpset *s, eng_fp fp);
 void fpset_prefetch_record(const fpset *s, eng_fp fp);
+/*
+ * Many states at once, from several threads (parallel.c's bulk admission):
+ * fpset_reserve() (one thread) makes room for n more ids and says whether
+ * the set may take them (false: the memory limit, the id space or the
+ * parent file would refuse one; add them one at a time instead, which
+ * finds where).  Then fpset_place() gives each of n distinct fingerprints,
+ * none in the set, its id in [count, count + n), concurrently from any
+ * thread, and no lookup runs meanwhile; fpset_commit() (one thread) hands
+ * the ids out with their parents, in id order.  fpset_truncate() takes
+ * back every id from `count` on (an admission that stopped part-way).
+ */
+bool fpset_reserve(fpset *s, uint64_t n);
+void fpset_place(fpset *s, uint32_t id, eng_fp fp);
+bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents);
+void fpset_truncate(fpset *s, uint64_t count);
 eng_fp fpset_fp(const fpset *s, uint32_t id);
 uint32_t fpset_parent(const fpset *s, uint32_t id);
 uint64_t fpset_count(const fpset *s);
