@@ -733,7 +733,7 @@ static bool admit_slot(eng_search *s, struct slot *sl)
 		bool wanted = true;
 		if (r.has_state && r.pre == NONE32 && s->fe->ops->forget)
 			x.wanted = &wanted;
-		if (r.has_state && r.pre == NONE32 && s->pool->ahead && fpset_will_grow(s->set))
+		if (r.has_state && r.pre == NONE32 && s->pool->ahead && fpset_will_grow(s->set, r.fp))
 			sync_ahead(s->pool);
 		go = eng__admit(s, &x, sl->id, sl->depth + 1, r.pre);
 		if (!wanted)
@@ -1131,7 +1131,11 @@ static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t 
 		g->base = *wins;
 		*wins += g->wins;
 	}
-	if ((s->o.max_states && p->count0 + *wins > s->o.max_states) || !fpset_reserve(s->set, *wins))
+	uint64_t add[FPSET_SUBS] = {0};
+	for (unsigned w = 0; w < p->n; w++)
+		for (size_t j = 0; j < cs->scr[w].nwin; j++)
+			add[fpset_sub(rec_at(cs, w, cs->scr[w].win[j].off)->fp)]++;
+	if ((s->o.max_states && p->count0 + *wins > s->o.max_states) || !fpset_reserve(s->set, *wins, add))
 		return false;
 	if (*wins) {
 		if (*wins > p->par_cap) {
@@ -1139,6 +1143,11 @@ static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t 
 			p->par_cap = *wins;
 		}
 		round_of(p, PH_PLACE);
+		for (unsigned w = 0; w < p->n; w++)
+			for (size_t j = 0; j < cs->scr[w].nwin; j++) {
+				const struct xrec *r = rec_at(cs, w, cs->scr[w].win[j].off);
+				fpset_index(s->set, p->ctab[r->ent].id, r->fp);
+			}
 		if (!fpset_commit(s->set, *wins, p->par)) {
 			s->st.out_of_memory = true;
 			eng__fail(s, "the visited set lost its parent file");
