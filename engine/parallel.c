@@ -63,7 +63,10 @@ struct __attribute__((aligned(16))) xrec {
 	uint32_t size;          /* whole record, padded to 16 */
 	uint32_t pre;           /* id found by lookup(), or NONE32 */
 	uint32_t dups_before;   /* duplicates compact() dropped just before it */
-	uint32_t ent;           /* bulk: its entry in the chunk table */
+	uint32_t ent;           /* bulk: its place among its worker's unfound
+				 * successors; after the win round its entry
+				 * in its owner's chunk table; a winner's id
+				 * once placed */
 	const char *label;      /* interned in the worker's table */
 	uint32_t state_len;
 	uint8_t has_state, terminal, has_ext;
@@ -113,17 +116,42 @@ struct win {
 	uint32_t v_at, v_n;
 };
 
-/*
- * The chunk table: one entry per state a chunk reaches that the visited
- * set did not hold, claimed by the first successor to get there
- * (compare-and-swap on lo, 0 is free) and then won by the successor that
- * comes first in admission order, whichever thread saw it: inv holds the
- * complement of the smallest key (slot << 32 | record), so a zeroed
- * table is empty.  id: the state's id once numbered.
- */
+/* An entry of an owner's chunk table: a state the chunk reaches that the
+ * visited set did not hold (lo 0: free), and its id once numbered. */
 struct cent {
-	uint64_t lo, hi, inv;
-	uint32_t id, ready;
+	uint64_t lo, hi;
+	uint32_t id;
+};
+
+/* A winner as its owner found it: its entry, and where its record is. */
+struct owin {
+	uint32_t e;
+	unsigned w;
+	size_t off;
+};
+
+/*
+ * Thread q's share of a bulk chunk's numbering: the fingerprints of the
+ * visited set's subtables q, q + n, ... (its parts; owner_of()).  Only
+ * thread q writes it (the claim and index rounds); the others read tab
+ * and res after a barrier.  No atomics: a state is only ever claimed, and
+ * its subtable only ever written, by its owner.
+ * Invariant (after the claim round): tab holds each state of q's parts
+ * that the chunk's unfound successors reach, once, at a free-marked
+ * (lo 0) table of tab_cap entries, a power of two, at most half full;
+ * won lists one winner per entry, in admission order (slot, then record),
+ * the first successor to reach it; res[ubase + ent] of each of q's parts'
+ * unfound successors is its entry << 1 | (1 when it won); add counts the
+ * winners by subtable.
+ */
+struct __attribute__((aligned(64))) owner {
+	struct cent *tab;
+	size_t tab_cap, tab_room;
+	uint32_t *res;
+	size_t res_room;
+	struct owin *won;
+	size_t nwon, won_room;
+	uint64_t add[FPSET_SUBS];
 };
 
 /*
@@ -143,6 +171,8 @@ struct __attribute__((aligned(64))) wbuf { /* each on cache lines of its own */
 	eng_verdict *v;
 	size_t nv, vcap;
 	uint64_t unfound;       /* successors the set did not hold */
+	uint64_t ubase;         /* bulk: the unfound of the workers before */
+	uint64_t own_n[FPSET_SUBS]; /* bulk: unfound, by subtable */
 	bool odd;               /* a successor bulk admission does not take */
 };
 
@@ -190,9 +220,8 @@ struct eng_pool {
 	 * in parallel before its one-thread admission (bulk_step()) */
 	bool bulk;
 	int phase;              /* what a go..done round does (enum phase) */
-	struct cent *ctab;
-	size_t ctab_cap;        /* entries in use: a power of two, or 0 */
-	size_t ctab_room;       /* entries allocated */
+	struct owner *own;      /* per thread: its parts of the chunk */
+	uint64_t unfound;       /* the chunk's unfound successors */
 	uint64_t count0;        /* the set's size before the chunk */
 	uint64_t keep_from;     /* an expansion's lookups: ids from here on
 				 * may still be taken back (squeeze()) */
@@ -200,7 +229,7 @@ struct eng_pool {
 	size_t par_cap;
 };
 
-enum phase { PH_EXPAND, PH_CLAIM, PH_WIN, PH_PLACE };
+enum phase { PH_EXPAND, PH_CLAIM, PH_WIN, PH_PLACE, PH_INDEX };
 
 struct xctx {
 	struct eng_pool *p;
@@ -314,8 +343,10 @@ static void lookup(struct eng_pool *p, struct wbuf *w, size_t a, size_t b)
 						fpset_prefetch_slot(set, r->fp);
 					else if (pass == 1)
 						fpset_prefetch_record(set, r->fp);
-					else if ((r->pre = fpset_get(set, r->fp)) == NONE32)
-						w->unfound++;
+					else if ((r->pre = fpset_get(set, r->fp)) == NONE32) {
+						r->ent = (uint32_t)w->unfound++;
+						w->own_n[fpset_sub(r->fp)]++;
+					}
 				}
 				off += r->size;
 			}
@@ -438,6 +469,7 @@ static void claim_slots(struct eng_pool *p, unsigned w);
 static void free_verdicts(struct eng_pool *p, struct cset *cs);
 static void win_slots(struct eng_pool *p, unsigned w);
 static void place_slots(struct eng_pool *p, unsigned w);
+static void index_slots(struct eng_pool *p, unsigned w);
 
 /* A go..done round's share of one thread. */
 static void run_phase(struct eng_pool *p, unsigned w)
@@ -452,8 +484,11 @@ static void run_phase(struct eng_pool *p, unsigned w)
 	case PH_WIN:
 		win_slots(p, w);
 		break;
-	default:
+	case PH_PLACE:
 		place_slots(p, w);
+		break;
+	default:
+		index_slots(p, w);
 		break;
 	}
 }
@@ -514,6 +549,9 @@ int eng__pool_start(eng_search *s)
 			eng_die("out of memory");
 		memset(p->set[k].scr, 0, p->n * sizeof *p->set[k].scr);
 	}
+	if (posix_memalign((void **)&p->own, 64, p->n * sizeof *p->own))
+		eng_die("out of memory");
+	memset(p->own, 0, p->n * sizeof *p->own);
 	p->labels = eng_xcalloc(p->n, sizeof *p->labels);
 	for (unsigned w = 0; w < p->n; w++)
 		p->labels[w] = eng_labels_new();
@@ -560,7 +598,12 @@ void eng__pool_free(eng_search *s)
 		}
 		free(cs->scr);
 	}
-	free(p->ctab);
+	for (unsigned w = 0; w < p->n; w++) {
+		free(p->own[w].tab);
+		free(p->own[w].res);
+		free(p->own[w].won);
+	}
+	free(p->own);
 	free(p->par);
 	for (unsigned w = 0; w < p->n; w++)
 		eng_labels_free(p->labels[w]);
@@ -780,6 +823,7 @@ static void fill(eng_search *s, struct cset *cs, size_t want)
 		struct wbuf *scr = &cs->scr[w];
 		scr->len = scr->ng = scr->nwin = 0;
 		scr->unfound = 0;
+		memset(scr->own_n, 0, sizeof scr->own_n);
 		scr->odd = false;
 	}
 	cs->raw = false;
@@ -847,47 +891,81 @@ static struct xrec *rec_at(const struct cset *cs, unsigned w, size_t off)
 	return (struct xrec *)(cs->scr[w].buf + off);
 }
 
-static uint32_t ctab_claim(struct eng_pool *p, eng_fp fp, uint64_t key)
+/* The thread that numbers fp's state: the owner of its subtable. */
+static unsigned owner_of(const struct eng_pool *p, eng_fp fp)
 {
-	size_t mask = p->ctab_cap - 1;
-	for (size_t i = (size_t)(fp.hi ^ (fp.hi >> 31)) & mask;; i = (i + 1) & mask) {
-		struct cent *e = &p->ctab[i];
-		uint64_t lo = __atomic_load_n(&e->lo, __ATOMIC_ACQUIRE);
-		if (lo == 0 &&
-		    __atomic_compare_exchange_n(&e->lo, &lo, fp.lo, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-			e->hi = fp.hi;
-			__atomic_store_n(&e->ready, 1, __ATOMIC_RELEASE);
-			lo = fp.lo;
-		}
-		if (lo != fp.lo)
-			continue;
-		while (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE))
-			; /* its claimer is between two stores */
-		if (e->hi != fp.hi)
-			continue;
-		uint64_t inv = __atomic_load_n(&e->inv, __ATOMIC_RELAXED);
-		while (~key > inv &&
-		       !__atomic_compare_exchange_n(&e->inv, &inv, ~key, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-			;
-		return (uint32_t)i;
-	}
+	return fpset_sub(fp) % p->n;
 }
 
-static void claim_slots(struct eng_pool *p, unsigned w)
+/* Slots whose records an owner's scan starts loading ahead. */
+#define SCAN_AHEAD 2
+
+/*
+ * The claim round, on thread q: every unfound successor of q's parts, in
+ * admission order (slot by slot, each slot's records in order, whichever
+ * worker made them: its scratch is read as a stream), takes or finds its
+ * state's entry in q's own table.  The first to take it wins: the one a
+ * one-thread search would have admitted first.
+ */
+static void claim_slots(struct eng_pool *p, unsigned q)
 {
 	const struct cset *cs = p->work;
-	const struct wbuf *scr = &cs->scr[w];
-	for (size_t k = 0; k < scr->ng; k++)
-		for (size_t i = scr->g[k].a; i < scr->g[k].b; i++) {
-			const struct slot *sl = &cs->slots[i];
-			uint32_t n = 0;
-			for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len; n++) {
-				struct xrec *r = rec_at(cs, w, off);
-				if (r->has_state && r->pre == NONE32)
-					r->ent = ctab_claim(p, r->fp, (uint64_t)i << 32 | n);
-				off += r->size;
-			}
+	struct owner *o = &p->own[q];
+	uint64_t mine = 0;
+	for (unsigned w = 0; w < p->n; w++)
+		for (unsigned t = q; t < FPSET_SUBS; t += p->n)
+			mine += cs->scr[w].own_n[t];
+	memset(o->add, 0, sizeof o->add);
+	o->nwon = 0;
+	if (p->unfound > o->res_room) {
+		free(o->res);
+		o->res_room = p->unfound;
+		o->res = eng_xmalloc(o->res_room * sizeof *o->res);
+	}
+	if (!mine)
+		return;
+	size_t cap = 64;
+	while (cap < 2 * mine)
+		cap *= 2;
+	if (cap > o->tab_room) {
+		free(o->tab);
+		o->tab = eng_xmalloc(cap * sizeof *o->tab);
+		o->tab_room = cap;
+	}
+	memset(o->tab, 0, cap * sizeof *o->tab);
+	o->tab_cap = cap;
+	if (mine > o->won_room) {
+		free(o->won);
+		o->won_room = mine;
+		o->won = eng_xmalloc(o->won_room * sizeof *o->won);
+	}
+	size_t mask = cap - 1;
+	for (size_t i = 0; i < cs->n; i++) {
+		if (i + SCAN_AHEAD < cs->n) {
+			const struct slot *ah = &cs->slots[i + SCAN_AHEAD];
+			__builtin_prefetch(cs->scr[ah->w].buf + ah->scr_off);
 		}
+		const struct slot *sl = &cs->slots[i];
+		const struct wbuf *scr = &cs->scr[sl->w];
+		for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len;) {
+			const struct xrec *r = (const struct xrec *)(scr->buf + off);
+			size_t at = off;
+			off += r->size;
+			if (!r->has_state || r->pre != NONE32 || owner_of(p, r->fp) != q)
+				continue;
+			size_t e = (size_t)(r->fp.hi >> 8) & mask;
+			while (o->tab[e].lo && (o->tab[e].lo != r->fp.lo || o->tab[e].hi != r->fp.hi))
+				e = (e + 1) & mask;
+			uint32_t won = 0;
+			if (!o->tab[e].lo) {
+				o->tab[e] = (struct cent){r->fp.lo, r->fp.hi, NONE32};
+				o->won[o->nwon++] = (struct owin){(uint32_t)e, sl->w, at};
+				o->add[fpset_sub(r->fp)]++;
+				won = 1;
+			}
+			o->res[scr->ubase + r->ent] = (uint32_t)e << 1 | won;
+		}
+	}
 }
 
 static void collect(void *ctx, const char *property, const char *message)
@@ -901,6 +979,9 @@ static void collect(void *ctx, const char *property, const char *message)
 					  eng_xstrdup(message ? message : "")};
 }
 
+/* The win round, on each worker over its own slots: learn from the owners
+ * which of its successors won, judge the winners (check()), count them
+ * per group and the rest as duplicates. */
 static void win_slots(struct eng_pool *p, unsigned w)
 {
 	struct cset *cs = p->work;
@@ -911,14 +992,18 @@ static void win_slots(struct eng_pool *p, unsigned w)
 		g->wins = 0;
 		for (size_t i = g->a; i < g->b; i++) {
 			struct slot *sl = &cs->slots[i];
-			uint32_t n = 0, dups = 0;
+			uint32_t dups = 0;
 			sl->win_at = (uint32_t)scr->nwin;
-			for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len; n++) {
+			for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len;) {
 				struct xrec *r = rec_at(cs, w, off);
 				off += r->size;
 				dups += r->dups_before;
-				r->win = r->has_state && r->pre == NONE32 &&
-					 p->ctab[r->ent].inv == ~((uint64_t)i << 32 | n);
+				r->win = 0;
+				if (r->has_state && r->pre == NONE32) {
+					uint32_t v = p->own[owner_of(p, r->fp)].res[scr->ubase + r->ent];
+					r->ent = v >> 1;
+					r->win = v & 1;
+				}
 				if (!r->win) {
 					dups++;
 					continue;
@@ -943,31 +1028,47 @@ static void win_slots(struct eng_pool *p, unsigned w)
 	}
 }
 
-/* Winners a placement looks ahead: the index slots it will write are
- * cache misses, so start loading them this many winners early. */
-#define PLACE_AHEAD 16
-
+/* The place round, on each worker: its winners' ids, in order from their
+ * group's first, into their records (ent), the set's records and the
+ * parents.  Each writes only its own ids' entries. */
 static void place_slots(struct eng_pool *p, unsigned w)
 {
 	const struct cset *cs = p->work;
 	const struct wbuf *scr = &cs->scr[w];
 	fpset *set = p->s->set;
-	for (size_t j = 0; j < scr->nwin && j < PLACE_AHEAD; j++)
-		fpset_prefetch_slot(set, rec_at(cs, w, scr->win[j].off)->fp);
 	for (size_t k = 0; k < scr->ng; k++) {
 		const struct grp *g = &scr->g[k];
 		uint64_t id = p->count0 + g->base;
 		for (size_t i = g->a; i < g->b; i++) {
 			const struct slot *sl = &cs->slots[i];
 			for (uint32_t j = sl->win_at; j < sl->win_at + sl->win_n; j++, id++) {
-				if (j + PLACE_AHEAD < scr->nwin)
-					fpset_prefetch_slot(set, rec_at(cs, w, scr->win[j + PLACE_AHEAD].off)->fp);
-				const struct xrec *r = rec_at(cs, w, scr->win[j].off);
-				p->ctab[r->ent].id = (uint32_t)id;
+				struct xrec *r = rec_at(cs, w, scr->win[j].off);
+				r->ent = (uint32_t)id;
 				fpset_place(set, (uint32_t)id, r->fp);
 				p->par[id - p->count0] = sl->id;
 			}
 		}
+	}
+}
+
+/* Winners whose records and index slots the index round loads ahead. */
+#define INDEX_AHEAD 16
+
+/* The index round, on thread q: its parts' winners into its own subtables
+ * (plain stores), their ids into its table for the successors that lost. */
+static void index_slots(struct eng_pool *p, unsigned q)
+{
+	const struct cset *cs = p->work;
+	struct owner *o = &p->own[q];
+	fpset *set = p->s->set;
+	for (size_t j = 0; j < o->nwon; j++) {
+		if (j + 2 * INDEX_AHEAD < o->nwon)
+			__builtin_prefetch(rec_at(cs, o->won[j + 2 * INDEX_AHEAD].w, o->won[j + 2 * INDEX_AHEAD].off));
+		if (j + INDEX_AHEAD < o->nwon)
+			fpset_prefetch_slot(set, rec_at(cs, o->won[j + INDEX_AHEAD].w, o->won[j + INDEX_AHEAD].off)->fp);
+		const struct xrec *r = rec_at(cs, o->won[j].w, o->won[j].off);
+		o->tab[o->won[j].e].id = r->ent;
+		fpset_index(set, r->ent, r->fp);
 	}
 }
 
@@ -984,6 +1085,7 @@ static void free_verdicts(struct eng_pool *p, struct cset *cs)
 }
 
 /* One go..done round of `ph` over p->work on every thread. */
+
 static void round_of(struct eng_pool *p, int ph)
 {
 	p->phase = ph;
@@ -1057,8 +1159,8 @@ static bool bulk_admit(eng_search *s, struct eng_pool *p, const struct cset *cs,
 			const struct xrec *r = rec_at(cs, sl->w, x->off);
 			count_dups(s, x->dups_before);
 			eng_succ y = plain_succ(r);
-			go = eng__admit_placed(s, &y, sl->id, sl->depth + 1, p->ctab[r->ent].id, true,
-					       scr->v + x->v_at, x->v_n);
+			go = eng__admit_placed(s, &y, sl->id, sl->depth + 1, r->ent, true, scr->v + x->v_at,
+					       x->v_n);
 			++*fresh;
 		}
 		if (go)
@@ -1073,12 +1175,12 @@ static bool bulk_admit(eng_search *s, struct eng_pool *p, const struct cset *cs,
 				go = eng__admit(s, &y, sl->id, sl->depth + 1, r->pre);
 			} else if (r->win) {
 				const struct win *x = &scr->win[j++];
-				go = eng__admit_placed(s, &y, sl->id, sl->depth + 1, p->ctab[r->ent].id, true,
+				go = eng__admit_placed(s, &y, sl->id, sl->depth + 1, r->ent, true,
 						       scr->v + x->v_at, x->v_n);
 				++*fresh;
 			} else {
-				go = eng__admit_placed(s, &y, sl->id, sl->depth + 1, p->ctab[r->ent].id, false,
-						       NULL, 0);
+				uint32_t id = p->own[owner_of(p, r->fp)].tab[r->ent].id;
+				go = eng__admit_placed(s, &y, sl->id, sl->depth + 1, id, false, NULL, 0);
 			}
 		}
 		eng__edges_flush(s); /* their labels are in the worker's buffer */
@@ -1089,31 +1191,21 @@ static bool bulk_admit(eng_search *s, struct eng_pool *p, const struct cset *cs,
 	return go && !s->stop && !s->failed;
 }
 
-/* Number cs (claim, win, place): how many states it adds, or false when it
- * must be admitted the ordinary way. */
+/* Number cs (claim, win, place, index): how many states it adds, or
+ * false when it must be admitted the ordinary way. */
 static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t *wins)
 {
-	uint64_t unfound = 0;
+	p->unfound = 0;
 	for (unsigned w = 0; w < p->n; w++) {
 		if (cs->scr[w].odd)
 			return false;
-		unfound += cs->scr[w].unfound;
+		cs->scr[w].ubase = p->unfound;
+		p->unfound += cs->scr[w].unfound;
 	}
 	p->work = cs;
 	p->count0 = fpset_count(s->set);
-	if (unfound) {
-		size_t cap = 1024;
-		while (cap < 2 * unfound)
-			cap *= 2;
-		if (cap > p->ctab_room) {
-			free(p->ctab);
-			p->ctab = eng_xmalloc(cap * sizeof *p->ctab);
-			p->ctab_room = cap;
-		}
-		memset(p->ctab, 0, cap * sizeof *p->ctab);
-		p->ctab_cap = cap;
+	if (p->unfound)
 		round_of(p, PH_CLAIM);
-	}
 	round_of(p, PH_WIN); /* also counts the duplicates */
 	/* each worker's groups are in slot order: merge them */
 	size_t at[p->n];
@@ -1132,9 +1224,10 @@ static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t 
 		*wins += g->wins;
 	}
 	uint64_t add[FPSET_SUBS] = {0};
-	for (unsigned w = 0; w < p->n; w++)
-		for (size_t j = 0; j < cs->scr[w].nwin; j++)
-			add[fpset_sub(rec_at(cs, w, cs->scr[w].win[j].off)->fp)]++;
+	if (p->unfound)
+		for (unsigned q = 0; q < p->n; q++)
+			for (unsigned t = 0; t < FPSET_SUBS; t++)
+				add[t] += p->own[q].add[t];
 	if ((s->o.max_states && p->count0 + *wins > s->o.max_states) || !fpset_reserve(s->set, *wins, add))
 		return false;
 	if (*wins) {
@@ -1143,11 +1236,7 @@ static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t 
 			p->par_cap = *wins;
 		}
 		round_of(p, PH_PLACE);
-		for (unsigned w = 0; w < p->n; w++)
-			for (size_t j = 0; j < cs->scr[w].nwin; j++) {
-				const struct xrec *r = rec_at(cs, w, cs->scr[w].win[j].off);
-				fpset_index(s->set, p->ctab[r->ent].id, r->fp);
-			}
+		round_of(p, PH_INDEX);
 		if (!fpset_commit(s->set, *wins, p->par)) {
 			s->st.out_of_memory = true;
 			eng__fail(s, "the visited set lost its parent file");
