@@ -49,6 +49,14 @@
 #define CHUNK_MAX 4096
 #define NONE32 UINT32_MAX
 #define GRAB 8 /* slots a worker takes at once: one lookup batch */
+/* Bulk: at most this many slots at once (still looked up GRAB at a time).
+ * The grab is an atomic add on a line every worker takes: an exchange
+ * between cores that costs about half a state's expansion.  Processes
+ * never run in bulk, so a grab of models' states stays short. */
+#define BULK_GRAB 64
+/* Winners whose records the bulk admission starts loading ahead: they
+ * were written on another core. */
+#define ADMIT_AHEAD 4
 
 /*
  * One serialised successor.  The state's bytes follow the header (16-byte
@@ -114,6 +122,23 @@ struct win {
 	size_t off;
 	uint32_t dups_before;
 	uint32_t v_at, v_n;
+	uint32_t u;             /* its place among the worker's unfound */
+};
+
+/* An unfound successor as its owner sees it (bulk): a fixed-size entry,
+ * so that the owner reads another worker's list as a stream, never
+ * walking that worker's records (each record's size says where the next
+ * one starts: one dependent miss after another). */
+struct uent {
+	eng_fp fp;
+	uint32_t slot;          /* in the chunk */
+	uint32_t u;             /* its place among its worker's unfound */
+};
+
+/* A worker's unfound successors for one owner, in slot order. */
+struct ulist {
+	struct uent *e;
+	size_t n, cap;
 };
 
 /* An entry of an owner's chunk table: a state the chunk reaches that the
@@ -123,11 +148,12 @@ struct cent {
 	uint32_t id;
 };
 
-/* A winner as its owner found it: its entry, and where its record is. */
+/* A winner as its owner found it: its entry, its worker and its place
+ * among that worker's unfound (where the worker leaves its id). */
 struct owin {
 	uint32_t e;
 	unsigned w;
-	size_t off;
+	uint32_t u;
 };
 
 /*
@@ -140,9 +166,9 @@ struct owin {
  * that the chunk's unfound successors reach, once, at a free-marked
  * (lo 0) table of tab_cap entries, a power of two, at most half full;
  * won lists one winner per entry, in admission order (slot, then record),
- * the first successor to reach it; res[ubase + ent] of each of q's parts'
- * unfound successors is its entry << 1 | (1 when it won); add counts the
- * winners by subtable.
+ * the first successor to reach it; res[ubase + u] of each of q's parts'
+ * unfound successors (u: its place among its worker's) is its entry << 1
+ * | (1 when it won); add counts the winners by subtable.
  */
 struct __attribute__((aligned(64))) owner {
 	struct cent *tab;
@@ -172,7 +198,10 @@ struct __attribute__((aligned(64))) wbuf { /* each on cache lines of its own */
 	size_t nv, vcap;
 	uint64_t unfound;       /* successors the set did not hold */
 	uint64_t ubase;         /* bulk: the unfound of the workers before */
-	uint64_t own_n[FPSET_SUBS]; /* bulk: unfound, by subtable */
+	struct ulist *ul;       /* bulk: per owner, the unfound of its parts */
+	uint32_t *uid;          /* bulk: by place among the unfound, a
+				 * winner's id (place round) */
+	size_t uid_cap;
 	bool odd;               /* a successor bulk admission does not take */
 };
 
@@ -221,6 +250,7 @@ struct eng_pool {
 	bool bulk;
 	int phase;              /* what a go..done round does (enum phase) */
 	struct owner *own;      /* per thread: its parts of the chunk */
+	unsigned char owner[FPSET_SUBS]; /* each subtable's: i % n */
 	uint64_t unfound;       /* the chunk's unfound successors */
 	uint64_t count0;        /* the set's size before the chunk */
 	uint64_t keep_from;     /* an expansion's lookups: ids from here on
@@ -324,6 +354,21 @@ static bool x_cb(void *ctx, const eng_succ *x)
 	return true;
 }
 
+/* The thread that numbers fp's state: the owner of its subtable. */
+static unsigned owner_of(const struct eng_pool *p, eng_fp fp)
+{
+	return p->owner[fpset_sub(fp)];
+}
+
+static void ul_push(struct ulist *l, eng_fp fp, size_t slot, uint32_t u)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap * 2 + 256;
+		l->e = eng_xrealloc(l->e, l->cap * sizeof *l->e);
+	}
+	l->e[l->n++] = (struct uent){fp, (uint32_t)slot, u};
+}
+
 /*
  * Look up every successor of slots [a, b) in the visited set, in three
  * passes so the cache misses overlap: start loading each index slot, then
@@ -345,7 +390,8 @@ static void lookup(struct eng_pool *p, struct wbuf *w, size_t a, size_t b)
 						fpset_prefetch_record(set, r->fp);
 					else if ((r->pre = fpset_get(set, r->fp)) == NONE32) {
 						r->ent = (uint32_t)w->unfound++;
-						w->own_n[fpset_sub(r->fp)]++;
+						if (p->bulk)
+							ul_push(&w->ul[owner_of(p, r->fp)], r->fp, i, r->ent);
 					}
 				}
 				off += r->size;
@@ -419,6 +465,34 @@ static void squeeze(const struct eng_pool *p, struct cset *cs, struct wbuf *scr,
 	scr->len = wr;
 }
 
+/* Expand slots [a, b) of a grab that ends at end, on worker w, and look
+ * their successors up. */
+static void expand_batch(struct eng_pool *p, unsigned w, size_t a, size_t b, size_t end)
+{
+	struct cset *cs = p->work;
+	struct wbuf *scr = &cs->scr[w];
+	for (size_t i = a; i < b; i++) {
+		struct slot *sl = &cs->slots[i];
+		/* the queue's states were copied here by the search's thread
+		 * (fill()): load the next one's while this one expands, and
+		 * its slot the step before */
+		if (i + 2 < end)
+			__builtin_prefetch(&cs->slots[i + 2]);
+		if (i + 1 < end)
+			__builtin_prefetch(cs->slots[i + 1].in);
+		sl->cut_tail = 0;
+		struct xctx c = {p, scr, p->labels[w], sl->depth + 1, 0};
+		sl->w = w;
+		sl->scr_off = scr->len;
+		sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
+		sl->nsucc = c.nsucc;
+		sl->scr_len = scr->len - sl->scr_off;
+	}
+	lookup(p, scr, a, b);
+	if (p->bulk && p->drop_dups)
+		squeeze(p, cs, scr, a, b);
+}
+
 static void expand_slots(struct eng_pool *p, unsigned w)
 {
 	struct cset *cs = p->work;
@@ -428,7 +502,7 @@ static void expand_slots(struct eng_pool *p, unsigned w)
 		 * are spread over the workers (a process state takes
 		 * milliseconds to expand: eight of them in one grab left the
 		 * other workers idle at the chunk's end). */
-		size_t seen = atomic_load(&cs->next), g = GRAB;
+		size_t seen = atomic_load(&cs->next), g = p->bulk ? BULK_GRAB : GRAB;
 		if (seen < cs->n && (cs->n - seen) / (2 * p->n) < g)
 			g = (cs->n - seen) / (2 * p->n);
 		if (g < 1)
@@ -439,20 +513,9 @@ static void expand_slots(struct eng_pool *p, unsigned w)
 		size_t b = a + g < cs->n ? a + g : cs->n;
 		if (!p->bulk) /* bulk: the records stay here for the chunk */
 			scr->len = 0;
-		for (size_t i = a; i < b; i++) {
-			struct slot *sl = &cs->slots[i];
-			sl->cut_tail = 0;
-			struct xctx c = {p, scr, p->labels[w], sl->depth + 1, 0};
-			sl->w = w;
-			sl->scr_off = scr->len;
-			sl->rc = p->fe[w]->ops->next(p->fe[w], sl->in, sl->in_len, x_cb, &c);
-			sl->nsucc = c.nsucc;
-			sl->scr_len = scr->len - sl->scr_off;
-		}
-		lookup(p, scr, a, b);
+		for (size_t c0 = a; c0 < b; c0 += GRAB) /* one lookup batch each */
+			expand_batch(p, w, c0, c0 + GRAB < b ? c0 + GRAB : b, b);
 		if (p->bulk) {
-			if (p->drop_dups)
-				squeeze(p, cs, scr, a, b);
 			if (scr->ng == scr->gcap) {
 				scr->gcap = scr->gcap * 2 + 16;
 				scr->g = eng_xrealloc(scr->g, scr->gcap * sizeof *scr->g);
@@ -548,7 +611,11 @@ int eng__pool_start(eng_search *s)
 		if (posix_memalign((void **)&p->set[k].scr, 64, p->n * sizeof *p->set[k].scr))
 			eng_die("out of memory");
 		memset(p->set[k].scr, 0, p->n * sizeof *p->set[k].scr);
+		for (unsigned w = 0; w < p->n; w++)
+			p->set[k].scr[w].ul = eng_xcalloc(p->n, sizeof *p->set[k].scr[w].ul);
 	}
+	for (unsigned t = 0; t < FPSET_SUBS; t++)
+		p->owner[t] = (unsigned char)(t % p->n);
 	if (posix_memalign((void **)&p->own, 64, p->n * sizeof *p->own))
 		eng_die("out of memory");
 	memset(p->own, 0, p->n * sizeof *p->own);
@@ -557,6 +624,7 @@ int eng__pool_start(eng_search *s)
 		p->labels[w] = eng_labels_new();
 	p->drop_dups = true;
 	p->bulk = !s->fe->ops->forget;
+
 	for (size_t i = 0; i < s->nls; i++) {
 		const eng_listener *l = &s->ls[i];
 		if (l->on_transition || l->on_edges)
@@ -595,6 +663,10 @@ void eng__pool_free(eng_search *s)
 			free(cs->scr[w].g);
 			free(cs->scr[w].win);
 			free(cs->scr[w].v);
+			free(cs->scr[w].uid);
+			for (unsigned q = 0; q < p->n; q++)
+				free(cs->scr[w].ul[q].e);
+			free(cs->scr[w].ul);
 		}
 		free(cs->scr);
 	}
@@ -823,7 +895,8 @@ static void fill(eng_search *s, struct cset *cs, size_t want)
 		struct wbuf *scr = &cs->scr[w];
 		scr->len = scr->ng = scr->nwin = 0;
 		scr->unfound = 0;
-		memset(scr->own_n, 0, sizeof scr->own_n);
+		for (unsigned q = 0; q < s->pool->n; q++)
+			scr->ul[q].n = 0;
 		scr->odd = false;
 	}
 	cs->raw = false;
@@ -891,19 +964,18 @@ static struct xrec *rec_at(const struct cset *cs, unsigned w, size_t off)
 	return (struct xrec *)(cs->scr[w].buf + off);
 }
 
-/* The thread that numbers fp's state: the owner of its subtable. */
-static unsigned owner_of(const struct eng_pool *p, eng_fp fp)
-{
-	return fpset_sub(fp) % p->n;
-}
+/* Entries whose table slot the claim round starts loading ahead. */
+#define CLAIM_AHEAD 8
 
-/* Slots whose records an owner's scan starts loading ahead. */
-#define SCAN_AHEAD 2
+static size_t ctab_hash(eng_fp fp, size_t mask)
+{
+	return (size_t)(fp.hi >> 8) & mask;
+}
 
 /*
  * The claim round, on thread q: every unfound successor of q's parts, in
- * admission order (slot by slot, each slot's records in order, whichever
- * worker made them: its scratch is read as a stream), takes or finds its
+ * admission order (the workers' lists for q merged by slot; each list is
+ * in slot order, and within a slot in record order), takes or finds its
  * state's entry in q's own table.  The first to take it wins: the one a
  * one-thread search would have admitted first.
  */
@@ -913,8 +985,7 @@ static void claim_slots(struct eng_pool *p, unsigned q)
 	struct owner *o = &p->own[q];
 	uint64_t mine = 0;
 	for (unsigned w = 0; w < p->n; w++)
-		for (unsigned t = q; t < FPSET_SUBS; t += p->n)
-			mine += cs->scr[w].own_n[t];
+		mine += cs->scr[w].ul[q].n;
 	memset(o->add, 0, sizeof o->add);
 	o->nwon = 0;
 	if (p->unfound > o->res_room) {
@@ -940,30 +1011,45 @@ static void claim_slots(struct eng_pool *p, unsigned q)
 		o->won = eng_xmalloc(o->won_room * sizeof *o->won);
 	}
 	size_t mask = cap - 1;
-	for (size_t i = 0; i < cs->n; i++) {
-		if (i + SCAN_AHEAD < cs->n) {
-			const struct slot *ah = &cs->slots[i + SCAN_AHEAD];
-			__builtin_prefetch(cs->scr[ah->w].buf + ah->scr_off);
-		}
-		const struct slot *sl = &cs->slots[i];
-		const struct wbuf *scr = &cs->scr[sl->w];
-		for (size_t off = sl->scr_off; off < sl->scr_off + sl->scr_len;) {
-			const struct xrec *r = (const struct xrec *)(scr->buf + off);
-			size_t at = off;
-			off += r->size;
-			if (!r->has_state || r->pre != NONE32 || owner_of(p, r->fp) != q)
+	size_t at[p->n];
+	memset(at, 0, sizeof at);
+	for (;;) {
+		/* the list whose next entry comes first, and where the next
+		 * of any other list starts: take the first one's run before it */
+		unsigned best = p->n;
+		uint32_t bs = UINT32_MAX, until = UINT32_MAX;
+		for (unsigned w = 0; w < p->n; w++) {
+			const struct ulist *l = &cs->scr[w].ul[q];
+			if (at[w] == l->n)
 				continue;
-			size_t e = (size_t)(r->fp.hi >> 8) & mask;
-			while (o->tab[e].lo && (o->tab[e].lo != r->fp.lo || o->tab[e].hi != r->fp.hi))
+			uint32_t sl = l->e[at[w]].slot;
+			if (sl < bs) {
+				until = bs;
+				bs = sl;
+				best = w;
+			} else if (sl < until) {
+				until = sl;
+			}
+		}
+		if (best == p->n)
+			break;
+		const struct ulist *l = &cs->scr[best].ul[q];
+		uint64_t ubase = cs->scr[best].ubase;
+		for (size_t k = at[best]; k < l->n && l->e[k].slot < until; k++, at[best]++) {
+			if (k + CLAIM_AHEAD < l->n)
+				__builtin_prefetch(&o->tab[ctab_hash(l->e[k + CLAIM_AHEAD].fp, mask)]);
+			const struct uent *u = &l->e[k];
+			size_t e = ctab_hash(u->fp, mask);
+			while (o->tab[e].lo && (o->tab[e].lo != u->fp.lo || o->tab[e].hi != u->fp.hi))
 				e = (e + 1) & mask;
 			uint32_t won = 0;
 			if (!o->tab[e].lo) {
-				o->tab[e] = (struct cent){r->fp.lo, r->fp.hi, NONE32};
-				o->won[o->nwon++] = (struct owin){(uint32_t)e, sl->w, at};
-				o->add[fpset_sub(r->fp)]++;
+				o->tab[e] = (struct cent){u->fp.lo, u->fp.hi, NONE32};
+				o->won[o->nwon++] = (struct owin){(uint32_t)e, best, u->u};
+				o->add[fpset_sub(u->fp)]++;
 				won = 1;
 			}
-			o->res[scr->ubase + r->ent] = (uint32_t)e << 1 | won;
+			o->res[ubase + u->u] = (uint32_t)e << 1 | won;
 		}
 	}
 }
@@ -999,8 +1085,9 @@ static void win_slots(struct eng_pool *p, unsigned w)
 				off += r->size;
 				dups += r->dups_before;
 				r->win = 0;
+				uint32_t u = r->ent;
 				if (r->has_state && r->pre == NONE32) {
-					uint32_t v = p->own[owner_of(p, r->fp)].res[scr->ubase + r->ent];
+					uint32_t v = p->own[owner_of(p, r->fp)].res[scr->ubase + u];
 					r->ent = v >> 1;
 					r->win = v & 1;
 				}
@@ -1015,6 +1102,7 @@ static void win_slots(struct eng_pool *p, unsigned w)
 				struct win *x = &scr->win[scr->nwin++];
 				x->off = (size_t)((unsigned char *)r - scr->buf);
 				x->dups_before = dups;
+				x->u = u;
 				dups = 0;
 				x->v_at = (uint32_t)scr->nv;
 				if (fe->ops->check)
@@ -1034,8 +1122,13 @@ static void win_slots(struct eng_pool *p, unsigned w)
 static void place_slots(struct eng_pool *p, unsigned w)
 {
 	const struct cset *cs = p->work;
-	const struct wbuf *scr = &cs->scr[w];
+	struct wbuf *scr = &cs->scr[w];
 	fpset *set = p->s->set;
+	if (scr->unfound > scr->uid_cap) {
+		free(scr->uid);
+		scr->uid_cap = scr->unfound;
+		scr->uid = eng_xmalloc(scr->uid_cap * sizeof *scr->uid);
+	}
 	for (size_t k = 0; k < scr->ng; k++) {
 		const struct grp *g = &scr->g[k];
 		uint64_t id = p->count0 + g->base;
@@ -1044,6 +1137,7 @@ static void place_slots(struct eng_pool *p, unsigned w)
 			for (uint32_t j = sl->win_at; j < sl->win_at + sl->win_n; j++, id++) {
 				struct xrec *r = rec_at(cs, w, scr->win[j].off);
 				r->ent = (uint32_t)id;
+				scr->uid[scr->win[j].u] = (uint32_t)id;
 				fpset_place(set, (uint32_t)id, r->fp);
 				p->par[id - p->count0] = sl->id;
 			}
@@ -1062,13 +1156,14 @@ static void index_slots(struct eng_pool *p, unsigned q)
 	struct owner *o = &p->own[q];
 	fpset *set = p->s->set;
 	for (size_t j = 0; j < o->nwon; j++) {
-		if (j + 2 * INDEX_AHEAD < o->nwon)
-			__builtin_prefetch(rec_at(cs, o->won[j + 2 * INDEX_AHEAD].w, o->won[j + 2 * INDEX_AHEAD].off));
-		if (j + INDEX_AHEAD < o->nwon)
-			fpset_prefetch_slot(set, rec_at(cs, o->won[j + INDEX_AHEAD].w, o->won[j + INDEX_AHEAD].off)->fp);
-		const struct xrec *r = rec_at(cs, o->won[j].w, o->won[j].off);
-		o->tab[o->won[j].e].id = r->ent;
-		fpset_index(set, r->ent, r->fp);
+		if (j + INDEX_AHEAD < o->nwon) {
+			const struct cent *a = &o->tab[o->won[j + INDEX_AHEAD].e];
+			fpset_prefetch_slot(set, (eng_fp){a->hi, a->lo});
+		}
+		const struct owin *x = &o->won[j];
+		struct cent *c = &o->tab[x->e];
+		c->id = cs->scr[x->w].uid[x->u];
+		fpset_index(set, c->id, (eng_fp){c->hi, c->lo});
 	}
 }
 
@@ -1155,6 +1250,11 @@ static bool bulk_admit(eng_search *s, struct eng_pool *p, const struct cset *cs,
 	bool go = true;
 	if (p->drop_dups) { /* only the winners: the rest only count */
 		for (uint32_t j = sl->win_at; j < sl->win_at + sl->win_n && go; j++) {
+			if (j + ADMIT_AHEAD < scr->nwin) {
+				const unsigned char *a = scr->buf + scr->win[j + ADMIT_AHEAD].off;
+				__builtin_prefetch(a);
+				__builtin_prefetch(a + 64);
+			}
 			const struct win *x = &scr->win[j];
 			const struct xrec *r = rec_at(cs, sl->w, x->off);
 			count_dups(s, x->dups_before);
