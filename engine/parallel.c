@@ -930,19 +930,34 @@ static void sync_ahead(struct eng_pool *p)
  * verdict on the transition, nothing to forget), the part of admission
  * that costs — numbering the states no one has seen — runs on every
  * thread, and only what must be in order (the queue, the listeners, the
- * counts, the violations) stays on one.  After the expansion, which looked
- * every successor up in the set:
+ * counts, the violations) stays on one.
  *
- *   claim  each successor the set did not hold takes or finds its state's
- *          entry in the chunk table and offers its key there (slot << 32 |
- *          its place in the slot); the smallest key wins: the successor a
- *          one-thread search would have admitted first;
+ * Communication-avoiding: on the machines this runs on, a cache line
+ * handed from one core to another and read at once costs about half of
+ * a model state's whole expansion (tests/bench/cores.sh), and an atomic
+ * read-modify-write on a line another core touched costs that much too;
+ * lines read as streams, or as independent loads, cost little.  So no
+ * step below does an atomic operation per successor, and what crosses
+ * cores is read as a stream or loaded ahead.  Each thread q owns the
+ * visited set's subtables (fpset.h) q, q + n, ... (owner_of()), and with
+ * them every state whose fingerprint falls there.  After the expansion,
+ * which looked every successor up in the set and left each worker's
+ * unfound ones in a list per owner (struct uent):
+ *
+ *   claim  each owner merges the workers' lists for it by slot (admission
+ *          order) and enters each state in a table of its own (struct
+ *          owner): the first successor to get there wins, the one a
+ *          one-thread search would have admitted first; every successor
+ *          learns its entry and whether it won (res);
  *   win    each worker marks its winners slot by slot, runs check() on
  *          them, and counts them per group;
  *   (one thread: a prefix sum over the groups in slot order gives each
  *          group its first id; the set makes room: fpset_reserve())
- *   place  each worker puts its winners in the set under their ids, in
- *          order from their group's first (fpset_place());
+ *   place  each worker gives its winners their ids, in order from their
+ *          group's first, and writes their records (fpset_place());
+ *   index  each owner enters its winners in its own subtables with plain
+ *          stores (fpset_index()) and their ids in its table, for the
+ *          successors that lost;
  *   (one thread: fpset_commit() hands the ids out with their parents;
  *          then the chunk is admitted slot by slot with every answer
  *          known (bulk_admit()), while the other threads expand the next
@@ -1291,6 +1306,44 @@ static bool bulk_admit(eng_search *s, struct eng_pool *p, const struct cset *cs,
 	return go && !s->stop && !s->failed;
 }
 
+/* The invariant above struct owner, after the claim round (every thread
+ * waits at a barrier then).  Used only under CHECK=3. */
+static __attribute__((unused)) bool owners_are_valid(const struct eng_pool *p)
+{
+	const struct cset *cs = p->work;
+	for (unsigned q = 0; q < p->n; q++) {
+		const struct owner *o = &p->own[q];
+		uint64_t mine = 0, added = 0;
+		for (unsigned w = 0; w < p->n; w++)
+			mine += cs->scr[w].ul[q].n;
+		for (unsigned t = 0; t < FPSET_SUBS; t++)
+			added += o->add[t];
+		CMC_VALID(added == o->nwon && o->nwon <= mine, "owner %u: %zu winners, %llu by subtable, of %llu",
+			  q, o->nwon, (unsigned long long)added, (unsigned long long)mine);
+		if (!mine)
+			continue;
+		CMC_VALID(o->tab_cap && !(o->tab_cap & (o->tab_cap - 1)) && 2 * o->nwon <= o->tab_cap,
+			  "owner %u: %zu states in a table of %zu", q, o->nwon, o->tab_cap);
+		size_t full = 0;
+		for (size_t e = 0; e < o->tab_cap; e++)
+			if (o->tab[e].lo) {
+				eng_fp fp = {o->tab[e].hi, o->tab[e].lo};
+				CMC_VALID(owner_of(p, fp) == q, "owner %u: entry %zu is owner %u's state", q, e,
+					  owner_of(p, fp));
+				full++;
+			}
+		CMC_VALID(full == o->nwon, "owner %u: %zu entries for %zu winners", q, full, o->nwon);
+		for (size_t j = 0; j < o->nwon; j++) {
+			const struct owin *x = &o->won[j];
+			CMC_VALID(x->e < o->tab_cap && o->tab[x->e].lo && x->w < p->n &&
+					  x->u < cs->scr[x->w].unfound &&
+					  o->res[cs->scr[x->w].ubase + x->u] == (x->e << 1 | 1),
+				  "owner %u: winner %zu does not hold its entry", q, j);
+		}
+	}
+	return true;
+}
+
 /* Number cs (claim, win, place, index): how many states it adds, or
  * false when it must be admitted the ordinary way. */
 static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t *wins)
@@ -1304,8 +1357,10 @@ static bool number(eng_search *s, struct eng_pool *p, struct cset *cs, uint64_t 
 	}
 	p->work = cs;
 	p->count0 = fpset_count(s->set);
-	if (p->unfound)
+	if (p->unfound) {
 		round_of(p, PH_CLAIM);
+		CMC_ASSERT_EXPENSIVE(owners_are_valid(p));
+	}
 	round_of(p, PH_WIN); /* also counts the duplicates */
 	/* each worker's groups are in slot order: merge them */
 	size_t at[p->n];
