@@ -6,11 +6,19 @@
  * as TLC's do, to an unlinked temporary file: appended in id order through a
  * small buffer and read back (pread) only to rebuild a trace, so they cost
  * no memory; where no file can be made they stay in memory instead.
- * The index is an open-addressing table of 32-bit slots over those ids,
- * linear probing, sized by "fast range" (h * cap >> 32) so its capacity need
- * not be a power of two and can grow by 1.5x: its load stays in [0.5, 0.75],
+ * The index is FPSET_SUBS open-addressing tables (subtables) of 32-bit
+ * slots over those ids, a fingerprint's subtable chosen by its low bits
+ * (sub_of(), bits neither the position nor the tag uses), linear probing,
+ * sized by "fast range" (h * cap >> 32) so their capacity need not be a
+ * power of two and can grow by 1.5x: each one's load stays in [0.5, 0.75],
  * costing 5.3-8 bytes per state on top of the records.  (At 0.9 the probes
  * of lookups that miss grow long enough to dominate the search; measured.)
+ * The subtables share one capacity and grow together, when one of them
+ * would pass its load: one pass over the records rebuilds them all, as it
+ * rebuilt the one table (rebuilding one alone would read every record).
+ * They exist so that several threads can insert at once without atomic
+ * read-modify-writes (parallel.c's bulk admission: one thread per
+ * subtable, fpset_index()).
  *
  * A slot packs a 5-bit tag (fingerprint bits not used for the position) with
  * id + 1; 0 is empty.  The tag lets a probe skip most non-matching slots
@@ -54,10 +62,13 @@ struct chunk {
 /*
  * Invariant (fpset_is_valid()):
  *   slots:   every id < count has exactly one slot whose id part is id + 1,
- *            and its tag part is tag_of(the id's record); no other slot is
- *            full; each full slot is reached from pos_of(its record) by a
- *            probe that crosses no empty slot
- *   load:    count <= grow_at == floor(cap * MAX_LOAD), count <= the id space
+ *            in subtable sub_of(the id's record), and its tag part is
+ *            tag_of(that record); no other slot is full; each full slot is
+ *            reached from pos_of(its record) by a probe within its subtable
+ *            that crosses no empty slot
+ *   load:    each subtable's count is its full slots, they sum to count,
+ *            and each is <= grow_at == floor(cap * MAX_LOAD) (cap: each
+ *            subtable's slots); count <= the id space
  *   records: nchunks chunks hold ids [0, count): nchunks * CHUNK >= count,
  *            at most one chunk beyond the last id's; records never move
  *   parents: with a file (pfd >= 0) ids below pbuf_start are in the file,
@@ -67,13 +78,20 @@ struct chunk {
  * Checked by the one writer, or while no writer runs: readers may run
  * alongside (they never store), the validator only loads.
  */
+struct sub {
+	uint32_t *slot;
+	uint64_t count;    /* ids whose slot is here */
+};
+
 struct fpset {
 	struct chunk **chunks;
 	size_t nchunks, chunks_cap;
-	uint32_t *slot;
-	uint64_t cap;      /* slots in the index */
+	struct sub sub[FPSET_SUBS];
+	uint64_t cap;      /* slots in each subtable */
 	uint64_t count;    /* ids handed out */
-	uint64_t grow_at;  /* count at which the index grows */
+	uint64_t grow_at;  /* a subtable's count at which the index grows */
+	uint64_t resv[FPSET_SUBS]; /* fpset_reserve()'s, per subtable, until
+				    * fpset_commit() counts them */
 	size_t mem_limit;  /* 0: none */
 	size_t bytes;
 	int pfd;           /* parent file, or -1: parents in the chunks */
@@ -125,7 +143,12 @@ static uint32_t tag_of(eng_fp fp)
 	return (uint32_t)(fp.hi >> (64 - (32 - ID_BITS))) << ID_BITS;
 }
 
-static size_t index_bytes(uint64_t cap) { return (size_t)cap * sizeof(uint32_t); }
+static unsigned sub_of(eng_fp fp) { return (unsigned)(fp.hi & (FPSET_SUBS - 1)); }
+
+unsigned fpset_sub(eng_fp fp) { return sub_of(fp); }
+
+/* The whole index: every subtable. */
+static size_t index_bytes(uint64_t cap) { return (size_t)cap * FPSET_SUBS * sizeof(uint32_t); }
 
 /*
  * A zeroed index written at once.  calloc's fresh pages are the shared zero
@@ -150,13 +173,16 @@ fpset *fpset_new(size_t mem_limit)
 	if (!s)
 		return NULL;
 	s->mem_limit = mem_limit;
-	s->cap = 1024;
-	s->slot = index_new(s->cap);
+	s->cap = 1024 / FPSET_SUBS;
+	bool ok = true;
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		ok &= (s->sub[i].slot = index_new(s->cap)) != NULL;
 	/* every chunk the id space can need: 16 KiB, and it never moves */
 	s->chunks_cap = (FPSET_MAX_STATES >> CHUNK_BITS) + 1;
 	s->chunks = calloc(s->chunks_cap, sizeof *s->chunks);
-	if (!s->slot || !s->chunks) {
-		free(s->slot);
+	if (!ok || !s->chunks) {
+		for (unsigned i = 0; i < FPSET_SUBS; i++)
+			free(s->sub[i].slot);
 		free(s->chunks);
 		free(s);
 		return NULL;
@@ -176,7 +202,8 @@ void fpset_free(fpset *s)
 		free(s->chunks[i]);
 	}
 	free(s->chunks);
-	free(s->slot);
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		free(s->sub[i].slot);
 	if (s->pfd >= 0)
 		close(s->pfd);
 	free(s);
@@ -195,36 +222,59 @@ static _Noreturn void eng_die_oom(uint64_t count)
 	exit(2);
 }
 
-static bool grow_index(fpset *s)
+/* Every subtable of ncap slots, or none (all freed). */
+static bool subs_new(fpset *s, uint64_t ncap)
 {
-	uint64_t ncap = s->cap + s->cap / 2;
-	if (over_limit(s, index_bytes(ncap)))
-		return false;
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		if (!(s->sub[i].slot = index_new(ncap))) {
+			while (i--) {
+				free(s->sub[i].slot);
+				s->sub[i].slot = NULL;
+			}
+			return false;
+		}
+	return true;
+}
+
+/* Replace the index by subtables of ncap slots over ids [0, count).
+ * False, and the set kept at its old size, when the memory limit or the
+ * allocator refuses the new one. */
+static bool rebuild_index(fpset *s, uint64_t ncap)
+{
 	/* The index is rebuilt from the records, so the old one can go first:
 	 * the two never coexist and the peak stays at the new one's size. */
-	free(s->slot);
-	uint32_t *ns = index_new(ncap);
-	if (!ns) { /* keep the set usable at its old size, and say it is full */
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		free(s->sub[i].slot);
+	bool ok = subs_new(s, ncap);
+	if (!ok) { /* keep the set usable at its old size, and say it is full */
 		ncap = s->cap;
-		ns = index_new(ncap);
-		if (!ns)
+		if (!subs_new(s, ncap))
 			eng_die_oom(s->count);
 	}
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		s->sub[i].count = 0;
 	for (uint64_t id = 0; id < s->count; id++) {
 		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+		struct sub *t = &s->sub[sub_of(fp)];
 		uint64_t p = pos_of(fp, ncap);
-		while (ns[p])
+		while (t->slot[p])
 			if (++p == ncap)
 				p = 0;
-		ns[p] = tag_of(fp) | (uint32_t)(id + 1);
+		t->slot[p] = tag_of(fp) | (uint32_t)(id + 1);
+		t->count++;
 	}
-	bool grew = ncap != s->cap;
 	s->bytes += index_bytes(ncap) - index_bytes(s->cap);
-	s->slot = ns;
 	s->cap = ncap;
 	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
 	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s)); /* a quiet point: no reader runs */
-	return grew;
+	return ok;
+}
+
+static bool grow_index(fpset *s)
+{
+	if (over_limit(s, index_bytes(s->cap + s->cap / 2)))
+		return false;
+	return rebuild_index(s, s->cap + s->cap / 2);
 }
 
 static bool add_chunk(fpset *s)
@@ -254,13 +304,15 @@ static eng_fp record_of(const fpset *s, uint32_t id)
 	return s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
 }
 
-/* One full slot p: its id is handed out, its tag is its record's, and a
- * probe from its record's position reaches it without an empty slot. */
-static bool slot_is_valid(const fpset *s, uint64_t p)
+/* One full slot p of subtable i: its id is handed out, its record belongs
+ * here, its tag is its record's, and a probe from its record's position
+ * reaches it without an empty slot. */
+static bool slot_is_valid(const fpset *s, unsigned i, uint64_t p)
 {
-	uint32_t v = __atomic_load_n(&s->slot[p], __ATOMIC_ACQUIRE);
-	CMC_VALID(p < s->cap, "fpset: slot %llu outside an index of %llu", (unsigned long long)p,
+	const uint32_t *slot = s->sub[i].slot;
+	CMC_VALID(p < s->cap, "fpset: slot %llu outside a subtable of %llu", (unsigned long long)p,
 		  (unsigned long long)s->cap);
+	uint32_t v = __atomic_load_n(&slot[p], __ATOMIC_ACQUIRE);
 	if (!v)
 		return true;
 	uint32_t id = (v & ID_MASK) - 1;
@@ -268,10 +320,12 @@ static bool slot_is_valid(const fpset *s, uint64_t p)
 		  "fpset slots: slot %llu holds id %u, but only %llu ids were handed out",
 		  (unsigned long long)p, (v & ID_MASK) - 1, (unsigned long long)s->count);
 	eng_fp fp = record_of(s, id);
+	CMC_VALID(sub_of(fp) == i, "fpset slots: id %u is in subtable %u, its record's is %u", id, i,
+		  sub_of(fp));
 	CMC_VALID((v & ~ID_MASK) == tag_of(fp), "fpset slots: slot %llu (id %u) has tag %#x, its record's is %#x",
 		  (unsigned long long)p, id, v & ~ID_MASK, tag_of(fp));
 	for (uint64_t q = pos_of(fp, s->cap); q != p; q = q + 1 == s->cap ? 0 : q + 1)
-		CMC_VALID(__atomic_load_n(&s->slot[q], __ATOMIC_ACQUIRE) != 0,
+		CMC_VALID(__atomic_load_n(&slot[q], __ATOMIC_ACQUIRE) != 0,
 			  "fpset slots: id %u at slot %llu is past the empty slot %llu: lookups miss it",
 			  id, (unsigned long long)p, (unsigned long long)q);
 	return true;
@@ -279,14 +333,22 @@ static bool slot_is_valid(const fpset *s, uint64_t p)
 
 bool fpset_is_valid(const fpset *s)
 {
-	CMC_VALID(s && s->slot && s->chunks, "fpset: no index or chunk table");
+	CMC_VALID(s && s->chunks, "fpset: no chunk table");
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		CMC_VALID(s->sub[i].slot, "fpset: no subtable %u", i);
 	CMC_VALID(s->count <= FPSET_MAX_STATES, "fpset load: %llu ids, more than the id space",
 		  (unsigned long long)s->count);
 	CMC_VALID(s->grow_at == (uint64_t)(s->cap * MAX_LOAD),
 		  "fpset load: grows at %llu, not at %.2f of %llu slots", (unsigned long long)s->grow_at,
 		  MAX_LOAD, (unsigned long long)s->cap);
-	CMC_VALID(s->count <= s->grow_at, "fpset load: %llu ids in %llu slots, above %.2f",
-		  (unsigned long long)s->count, (unsigned long long)s->cap, MAX_LOAD);
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < FPSET_SUBS; i++) {
+		CMC_VALID(s->sub[i].count <= s->grow_at, "fpset load: %llu ids in subtable %u of %llu slots, above %.2f",
+			  (unsigned long long)s->sub[i].count, i, (unsigned long long)s->cap, MAX_LOAD);
+		sum += s->sub[i].count;
+	}
+	CMC_VALID(sum == s->count, "fpset load: the subtables count %llu ids, the set %llu",
+		  (unsigned long long)sum, (unsigned long long)s->count);
 	uint64_t need = (s->count + CHUNK - 1) >> CHUNK_BITS;
 	CMC_VALID(s->nchunks >= need && s->nchunks <= need + 1 && s->nchunks <= s->chunks_cap,
 		  "fpset records: %zu chunks for %llu ids", s->nchunks, (unsigned long long)s->count);
@@ -307,16 +369,23 @@ bool fpset_is_valid(const fpset *s)
 	uint8_t *seen = calloc((size_t)(s->count + 7) / 8 + 1, 1);
 	CMC_VALID(seen != NULL, "fpset: no memory to check the set");
 	uint64_t full = 0;
-	for (uint64_t p = 0; p < s->cap; p++) {
-		uint32_t v = __atomic_load_n(&s->slot[p], __ATOMIC_ACQUIRE);
-		if (!v)
-			continue;
-		slot_is_valid(s, p);
-		uint32_t id = (v & ID_MASK) - 1;
-		CMC_VALID(!(seen[id / 8] & (1u << (id % 8))), "fpset slots: id %u is in two slots (second: %llu)",
-			  id, (unsigned long long)p);
-		seen[id / 8] |= (uint8_t)(1u << (id % 8));
-		full++;
+	for (unsigned i = 0; i < FPSET_SUBS; i++) {
+		uint64_t here = 0;
+		for (uint64_t p = 0; p < s->cap; p++) {
+			uint32_t v = __atomic_load_n(&s->sub[i].slot[p], __ATOMIC_ACQUIRE);
+			if (!v)
+				continue;
+			slot_is_valid(s, i, p);
+			uint32_t id = (v & ID_MASK) - 1;
+			CMC_VALID(!(seen[id / 8] & (1u << (id % 8))),
+				  "fpset slots: id %u is in two slots (second: %llu of subtable %u)", id,
+				  (unsigned long long)p, i);
+			seen[id / 8] |= (uint8_t)(1u << (id % 8));
+			here++;
+		}
+		CMC_VALID(here == s->sub[i].count, "fpset slots: subtable %u counts %llu ids and holds %llu", i,
+			  (unsigned long long)s->sub[i].count, (unsigned long long)here);
+		full += here;
 	}
 	free(seen);
 	CMC_VALID(full == s->count, "fpset slots: %llu full slots for %llu ids", (unsigned long long)full,
@@ -326,36 +395,51 @@ bool fpset_is_valid(const fpset *s)
 
 void fpset_break_for_test(fpset *s, int how)
 {
-	uint64_t p;
+	/* the first full slot */
+	unsigned i = 0;
+	uint64_t p = 0;
+	while (!s->sub[i].slot[p])
+		if (++p == s->cap) {
+			p = 0;
+			i++;
+		}
+	uint32_t *slot = s->sub[i].slot;
 	switch (how) {
 	case 0: /* lose a slot */
-		for (p = 0; !s->slot[p]; p++)
-			;
-		s->slot[p] = 0;
+		slot[p] = 0;
 		break;
 	case 1: /* a wrong tag */
-		for (p = 0; !s->slot[p]; p++)
-			;
-		s->slot[p] ^= 1u << ID_BITS;
+		slot[p] ^= 1u << ID_BITS;
 		break;
 	case 2: /* over the load limit */
 		s->grow_at = s->cap;
 		break;
+	case 4: { /* a slot in the wrong subtable (moved to where it would be
+		   * found first there, so only the subtable rule breaks) */
+		uint32_t *to = s->sub[(i + 1) % FPSET_SUBS].slot;
+		uint64_t q = pos_of(record_of(s, (slot[p] & ID_MASK) - 1), s->cap);
+		while (to[q])
+			q = q + 1 == s->cap ? 0 : q + 1;
+		to[q] = slot[p];
+		slot[p] = 0;
+		s->sub[i].count--;
+		s->sub[(i + 1) % FPSET_SUBS].count++;
+		break;
+	}
 	default: /* an id never handed out */
-		for (p = 0; !s->slot[p]; p++)
-			;
-		s->slot[p] = (s->slot[p] & ~ID_MASK) | (uint32_t)(s->count + 1);
+		slot[p] = (slot[p] & ~ID_MASK) | (uint32_t)(s->count + 1);
 		break;
 	}
 }
 
-/* Position of fp's slot if present (*found) or of the empty slot to fill. */
-static uint64_t probe(const fpset *s, eng_fp fp, bool *found)
+/* Position of fp's slot in its subtable t if present (*found) or of the
+ * empty slot to fill. */
+static uint64_t probe(const fpset *s, const struct sub *t, eng_fp fp, bool *found)
 {
 	uint32_t tag = tag_of(fp);
 	uint64_t p = pos_of(fp, s->cap);
 	for (;;) {
-		uint32_t v = __atomic_load_n(&s->slot[p], __ATOMIC_ACQUIRE);
+		uint32_t v = __atomic_load_n(&t->slot[p], __ATOMIC_ACQUIRE);
 		if (!v) {
 			*found = false;
 			return p;
@@ -380,20 +464,21 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 		*fresh = true;
 		return ENG_NO_STATE;
 	}
-	uint64_t p = probe(s, fp, &found);
+	struct sub *t = &s->sub[sub_of(fp)];
+	uint64_t p = probe(s, t, fp, &found);
 	if (found) {
 		*fresh = false;
-		return (__atomic_load_n(&s->slot[p], __ATOMIC_RELAXED) & ID_MASK) - 1;
+		return (__atomic_load_n(&t->slot[p], __ATOMIC_RELAXED) & ID_MASK) - 1;
 	}
 	*fresh = true;
 	if (s->count >= FPSET_MAX_STATES)
 		return ENG_NO_STATE;
 	if ((s->count & (CHUNK - 1)) == 0 && (s->count >> CHUNK_BITS) >= s->nchunks && !add_chunk(s))
 		return ENG_NO_STATE;
-	if (s->count + 1 > s->grow_at) {
+	if (t->count + 1 > s->grow_at) {
 		if (!grow_index(s))
 			return ENG_NO_STATE;
-		p = probe(s, fp, &found);
+		p = probe(s, t, fp, &found);
 	}
 	if (s->pfd >= 0 && s->count - s->pbuf_start == PBUF && !flush_parents(s)) {
 		/* disk full or gone: the parents written so far may be lost,
@@ -411,18 +496,117 @@ uint32_t fpset_put(fpset *s, eng_fp fp, uint32_t parent, bool *fresh)
 		s->pbuf[id - s->pbuf_start] = parent;
 	else
 		c->parent[id & (CHUNK - 1)] = parent;
-	__atomic_store_n(&s->slot[p], tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
-	CMC_ASSERT_INTERNAL(slot_is_valid(s, p));
+	t->count++;
+	__atomic_store_n(&t->slot[p], tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
+	CMC_ASSERT_INTERNAL(slot_is_valid(s, sub_of(fp), p));
 	/* the whole set at every power of two: O(1) amortised per put */
 	CMC_ASSERT_INTERNAL((s->count & (s->count - 1)) || fpset_is_valid(s));
 	return id;
 }
 
+/* ---- many at once (fpset.h) ------------------------------------------ */
+
+bool fpset_reserve(fpset *s, uint64_t n, const uint64_t add[FPSET_SUBS])
+{
+	if (s->parents_lost || s->count + n > FPSET_MAX_STATES)
+		return false;
+	size_t want = (size_t)((s->count + n + CHUNK - 1) >> CHUNK_BITS), had = s->nchunks;
+	size_t one = sizeof(struct chunk) + (s->pfd < 0 ? CHUNK * sizeof(uint32_t) : 0);
+	if (want > had && (want > s->chunks_cap || over_limit(s, (want - had) * one)))
+		return false;
+	while (s->nchunks < want)
+		if (!add_chunk(s)) { /* the allocator refused: give back this call's */
+			while (s->nchunks > had) {
+				struct chunk *c = s->chunks[--s->nchunks];
+				free(c->parent);
+				free(c);
+				s->bytes -= one;
+			}
+			return false;
+		}
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		while (s->sub[i].count + add[i] > s->grow_at)
+			if (!grow_index(s))
+				return false;
+	memcpy(s->resv, add, sizeof s->resv);
+	return true;
+}
+
+/* Concurrent, by id: the record is its own id's. */
+void fpset_place(fpset *s, uint32_t id, eng_fp fp)
+{
+	s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)] = fp;
+}
+
+/* Concurrent, one thread per subtable: the fingerprints are distinct and
+ * absent, so this only looks for an empty slot and takes it, with plain
+ * stores (released: a reader that loads the slot finds the record,
+ * placed before the barrier that precedes this). */
+void fpset_index(fpset *s, uint32_t id, eng_fp fp)
+{
+	uint32_t *slot = s->sub[sub_of(fp)].slot;
+	uint64_t p = pos_of(fp, s->cap);
+	while (__atomic_load_n(&slot[p], __ATOMIC_RELAXED))
+		p = p + 1 == s->cap ? 0 : p + 1;
+	__atomic_store_n(&slot[p], tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
+}
+
+bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		if (s->pfd >= 0 && s->count - s->pbuf_start == PBUF && !flush_parents(s)) {
+			close(s->pfd); /* as in fpset_put(): no trace can be rebuilt */
+			s->pfd = -1;
+			s->parents_lost = true;
+		}
+		uint64_t id = s->count++;
+		if (s->parents_lost)
+			continue;
+		if (s->pfd >= 0)
+			s->pbuf[id - s->pbuf_start] = parents[i];
+		else
+			s->chunks[id >> CHUNK_BITS]->parent[id & (CHUNK - 1)] = parents[i];
+	}
+	for (unsigned i = 0; i < FPSET_SUBS; i++) {
+		s->sub[i].count += s->resv[i];
+		s->resv[i] = 0;
+	}
+	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s)); /* one thread again */
+	return !s->parents_lost;
+}
+
+void fpset_truncate(fpset *s, uint64_t count)
+{
+	if (count >= s->count)
+		return;
+	if (s->pfd >= 0 && s->pbuf_start > count) { /* read the buffer back */
+		uint64_t start = count - count % PBUF;
+		size_t len = (size_t)(count - start) * sizeof(uint32_t);
+		if (pread(s->pfd, s->pbuf, len, (off_t)(start * sizeof(uint32_t))) != (ssize_t)len) {
+			close(s->pfd);
+			s->pfd = -1;
+			s->parents_lost = true;
+		}
+		s->pbuf_start = start;
+	}
+	s->count = count;
+	memset(s->resv, 0, sizeof s->resv);
+	size_t need = (size_t)((count + CHUNK - 1) >> CHUNK_BITS);
+	while (s->nchunks > need) {
+		struct chunk *c = s->chunks[--s->nchunks];
+		s->bytes -= sizeof(struct chunk) + (c->parent ? CHUNK * sizeof(uint32_t) : 0);
+		free(c->parent);
+		free(c);
+	}
+	rebuild_index(s, s->cap);
+}
+
 uint32_t fpset_get(const fpset *s, eng_fp fp)
 {
 	bool found;
-	uint64_t p = probe(s, fp, &found);
-	return found ? (__atomic_load_n(&s->slot[p], __ATOMIC_RELAXED) & ID_MASK) - 1 : ENG_NO_STATE;
+	const struct sub *t = &s->sub[sub_of(fp)];
+	uint64_t p = probe(s, t, fp, &found);
+	return found ? (__atomic_load_n(&t->slot[p], __ATOMIC_RELAXED) & ID_MASK) - 1 : ENG_NO_STATE;
 }
 
 eng_fp fpset_fp(const fpset *s, uint32_t id)
@@ -451,17 +635,17 @@ size_t fpset_bytes(const fpset *s) { return s->bytes; }
 
 void fpset_prefetch_slot(const fpset *s, eng_fp fp)
 {
-	__builtin_prefetch(&s->slot[pos_of(fp, s->cap)]);
+	__builtin_prefetch(&s->sub[sub_of(fp)].slot[pos_of(fp, s->cap)]);
 }
 
-bool fpset_will_grow(const fpset *s)
+bool fpset_will_grow(const fpset *s, eng_fp fp)
 {
-	return s->count + 1 > s->grow_at;
+	return s->sub[sub_of(fp)].count + 1 > s->grow_at;
 }
 
 void fpset_prefetch_record(const fpset *s, eng_fp fp)
 {
-	uint32_t v = __atomic_load_n(&s->slot[pos_of(fp, s->cap)], __ATOMIC_ACQUIRE);
+	uint32_t v = __atomic_load_n(&s->sub[sub_of(fp)].slot[pos_of(fp, s->cap)], __ATOMIC_ACQUIRE);
 	if (v && (v & ~ID_MASK) == tag_of(fp)) {
 		uint32_t id = (v & ID_MASK) - 1;
 		__builtin_prefetch(&s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)]);

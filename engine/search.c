@@ -276,7 +276,8 @@ static void edge_add(eng_search *s, uint32_t to, const eng_succ *x, bool fresh)
  * when the state is new: judging it again would find the same verdict on
  * the same bytes.
  */
-bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known)
+/* What every successor counts, before its id is known. */
+static void admit_count(eng_search *s, uint32_t from)
 {
 	/* edges out of another state go first: on_edges() sees them before
 	 * the states this expansion discovers */
@@ -285,6 +286,21 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 	s->st.generated++;
 	if (from != ENG_NO_STATE)
 		s->st.transitions++;
+}
+
+static bool admit_as(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t id, bool fresh,
+		     bool judged, const eng_verdict *v, size_t nv);
+
+bool eng__admit_placed(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t id,
+		       bool fresh, const eng_verdict *v, size_t nv)
+{
+	admit_count(s, from);
+	return admit_as(s, x, from, depth, id, fresh, true, v, nv);
+}
+
+bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known)
+{
+	admit_count(s, from);
 
 	if (!x->state) { /* an action failed and produced no state */
 		if (x->violation || x->property)
@@ -324,6 +340,17 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 			return false;
 		}
 	}
+	return admit_as(s, x, from, depth, id, fresh, false, NULL, 0);
+}
+
+/*
+ * The rest of an admission once the state's id is known.  judged: check()
+ * already ran on the state (a fresh one), and v[0..nv) is what it said, in
+ * its order.
+ */
+static bool admit_as(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t id, bool fresh,
+		     bool judged, const eng_verdict *v, size_t nv)
+{
 	s->last_id = id;
 
 	struct check_ctx c = {s, id, from, x->label, x->fp, false};
@@ -333,7 +360,10 @@ bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth,
 		if (depth > s->st.depth)
 			s->st.depth = depth;
 		count_obs(s, x->obs);
-		if (s->fe->ops->check)
+		if (judged)
+			for (size_t i = 0; i < nv; i++)
+				on_bad(&c, v[i].property, v[i].message);
+		else if (s->fe->ops->check)
 			s->fe->ops->check(s->fe, x->state, x->state_len, x->obs, on_bad, &c);
 		eng_state_info info = {id,	  from,		 x->label, depth, x->fp,
 				       x->state, x->state_len, x->obs,   c.bad};

@@ -115,6 +115,16 @@ struct eng_search {
 bool eng_search_is_valid(const eng_search *s);
 void eng__edges_flush(eng_search *s);
 bool eng__admit(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t known);
+/* One verdict of a frontend's check() on a state (property, message). */
+typedef struct eng_verdict {
+	const char *property, *message;
+} eng_verdict;
+/* Admit a successor the bulk admission (parallel.c) already numbered: id
+ * in the set, fresh when this successor is the one that added it.  v/nv:
+ * check()'s verdicts on a fresh state, judged ahead on a worker (v NULL:
+ * none). */
+bool eng__admit_placed(eng_search *s, const eng_succ *x, uint32_t from, uint32_t depth, uint32_t id,
+		       bool fresh, const eng_verdict *v, size_t nv);
 void eng__add_pending(eng_search *s, uint32_t state, uint32_t parent, const char *label,
 		      eng_fp fp, const char *property, const char *message);
 void eng__flush_pending(eng_search *s);

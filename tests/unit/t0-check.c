@@ -116,10 +116,11 @@ static void check_fpset(void)
 	fpset_free(s);
 	unsetenv("CMC_PARENTS_IN_MEMORY");
 	static const char *const rule[] = {"fpset slots", "fpset slots: slot",
-					   "fpset load", "fpset slots: slot"};
+					   "fpset load", "fpset slots: slot",
+					   "fpset slots: id"};
 	static const char *const what[] = {"a slot lost", "a wrong tag", "over the load limit",
-					   "an id never handed out"};
-	for (int how = 0; how < 4; how++) {
+					   "an id never handed out", "a slot in the wrong subtable"};
+	for (int how = 0; how < 5; how++) {
 		char d[80];
 		snprintf(d, sizeof d, "fpset broken (%s)", what[how]);
 		aborts(break_set, &how, rule[how], d);

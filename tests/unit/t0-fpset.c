@@ -17,6 +17,7 @@ int main(void)
 {
 	const uint64_t n = 1000000;
 	fpset *s = fpset_new(0);
+	bool fresh0;
 	int bad_put = 0, bad_dup = 0, bad_get = 0, bad_parent = 0, bad_fp = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		bool fresh;
@@ -40,6 +41,7 @@ int main(void)
 	ok(bad_get == 0, "every fingerprint is found after growth (%d wrong)", bad_get);
 	ok(bad_parent == 0, "parents survive growth (%d wrong)", bad_parent);
 	ok(bad_fp == 0, "fingerprints by id survive growth (%d wrong)", bad_fp);
+	ok(fpset_is_valid(s), "the set is valid, every subtable within its load");
 	ok(fpset_count(s) == n, "count is %llu", (unsigned long long)fpset_count(s));
 	int absent = 0;
 	for (uint64_t i = n; i < n + 100000; i++)
@@ -52,6 +54,52 @@ int main(void)
 	double bound = 16.0 + 4.0 / 0.5 + 65536.0 * 16.0 / (double)n;
 	ok(per <= bound, "%.2f bytes per state (bound %.2f)", per, bound);
 	fpset_free(s);
+
+	/* many at once, as parallel.c's bulk admission adds them: records by
+	 * any thread, then each subtable's slots by the one thread that
+	 * handles it (here: subtable by subtable), then the ids handed out */
+	fpset *b = fpset_new(0);
+	const uint64_t first = 3000, more = 20000;
+	for (uint64_t k = 0; k < first; k++)
+		fpset_put(b, nth(k), ENG_NO_STATE, &fresh0);
+	uint64_t add[FPSET_SUBS] = {0};
+	uint32_t *par = malloc(more * sizeof *par);
+	for (uint64_t k = 0; k < more; k++) {
+		add[fpset_sub(nth(first + k))]++;
+		par[k] = (uint32_t)(k % first);
+	}
+	int uneven = 0;
+	for (unsigned t = 0; t < FPSET_SUBS; t++)
+		if (add[t] < more / FPSET_SUBS / 2 || add[t] > more / FPSET_SUBS * 2)
+			uneven++;
+	ok(uneven == 0, "fingerprints spread over the %d subtables (%d far from even)", FPSET_SUBS, uneven);
+	ok(fpset_reserve(b, more, add), "room is reserved for %llu more", (unsigned long long)more);
+	for (uint64_t k = 0; k < more; k++)
+		fpset_place(b, (uint32_t)(first + k), nth(first + k));
+	for (unsigned t = 0; t < FPSET_SUBS; t++)
+		for (uint64_t k = 0; k < more; k++)
+			if (fpset_sub(nth(first + k)) == t)
+				fpset_index(b, (uint32_t)(first + k), nth(first + k));
+	ok(fpset_commit(b, more, par) && fpset_count(b) == first + more && fpset_is_valid(b),
+	   "committed: %llu ids, the set valid", (unsigned long long)fpset_count(b));
+	int bad_bulk = 0;
+	for (uint64_t k = 0; k < first + more; k++)
+		if (fpset_get(b, nth(k)) != k ||
+		    (k >= first && fpset_parent(b, (uint32_t)k) != par[k - first]))
+			bad_bulk++;
+	ok(bad_bulk == 0, "every state added at once is found under its id, with its parent (%d wrong)",
+	   bad_bulk);
+	fpset_truncate(b, first + more / 2);
+	int bad_cut = 0;
+	for (uint64_t k = 0; k < first + more; k++)
+		if (fpset_get(b, nth(k)) != (k < first + more / 2 ? k : ENG_NO_STATE))
+			bad_cut++;
+	ok(bad_cut == 0 && fpset_is_valid(b), "truncated: ids past the cut are gone, the rest found (%d wrong)",
+	   bad_cut);
+	ok(fpset_put(b, nth(first + more - 1), 0, &fresh0) == first + more / 2 && fresh0,
+	   "a state taken back is new again, under the next id");
+	free(par);
+	fpset_free(b);
 
 	/* a memory limit is honoured and reported, never a crash */
 	fpset *t = fpset_new(4u << 20);
