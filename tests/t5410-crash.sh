@@ -177,14 +177,14 @@ depth 4
 SCN
 	}
 	sq_scenario "" >sq.scn
-	for run in replay replay2 fork fork2; do
+	for run in replay replay2 fork; do
 		"$CMC" check --exec ${run%2} --db sq-$run.db --json sq.scn >sq-$run.json 2>sq-$run.err
 		rc=$?
 		is "sqlite3, $run: no violation after any crash (exit 0)" "$rc" 0
 		[ $rc -eq 0 ] || sed 's/^/#   /' sq-$run.err | head -n 5
 	done
 	echo "# sqlite3: $(json_get sq-replay.json distinct) distinct states, $(json_get sq-replay.json generated) generated"
-	for run in replay2 fork fork2; do
+	for run in replay2 fork; do
 		is "sqlite3: $run has the counts of the first replay run" \
 			"$(json_get sq-$run.json distinct)/$(json_get sq-$run.json generated)" \
 			"$(json_get sq-replay.json distinct)/$(json_get sq-replay.json generated)"
