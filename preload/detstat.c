@@ -68,27 +68,11 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* "/proc/self/fd/N" without snprintf. */
-static void fd_link(char *out, int fd)
-{
-	static const char pre[] = "/proc/self/fd/";
-	memcpy(out, pre, sizeof pre - 1);
-	char d[12];
-	int n = 0;
-	unsigned u = (unsigned)fd;
-	do
-		d[n++] = (char)('0' + u % 10);
-	while ((u /= 10) && n < 11);
-	for (int i = 0; i < n; i++)
-		out[sizeof pre - 1 + i] = d[n - 1 - i];
-	out[sizeof pre - 1 + n] = 0;
-}
-
 /* What fd is to the program: its path, or the descriptor itself. */
 static uint64_t key_of_fd(int fd)
 {
 	char link[32], path[512];
-	fd_link(link, fd);
+	pl_fd_link(link, fd);
 	long n = syscall(SYS_readlink, link, path, sizeof path);
 	if (n > 0 && path[0] == '/')
 		return fnv(0xcbf29ce484222325ULL, path, (size_t)n);

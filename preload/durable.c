@@ -64,22 +64,6 @@ static bool join(char *out, size_t n, const char *const *parts)
 	return true;
 }
 
-/* "/proc/self/fd/N" */
-static void fd_link(char *out, int fd)
-{
-	static const char pre[] = "/proc/self/fd/";
-	memcpy(out, pre, sizeof pre - 1);
-	char d[12];
-	int n = 0;
-	unsigned u = (unsigned)fd;
-	do
-		d[n++] = (char)('0' + u % 10);
-	while ((u /= 10) && n < 11);
-	for (int i = 0; i < n; i++)
-		out[sizeof pre - 1 + i] = d[n - 1 - i];
-	out[sizeof pre - 1 + n] = 0;
-}
-
 __attribute__((constructor)) static void pl_durable_init(void)
 {
 	long n = syscall(SYS_getcwd, root, sizeof root - sizeof IMAGE - 64);
@@ -121,7 +105,7 @@ static bool rel_of(const char *abs, char *rel, size_t n)
 static bool rel_of_fd(int fd, char *rel, size_t n)
 {
 	char link[32], abs[PATH_MAX];
-	fd_link(link, fd);
+	pl_fd_link(link, fd);
 	long k = syscall(SYS_readlinkat, AT_FDCWD, link, abs, sizeof abs - 1);
 	if (k <= 0 || abs[0] != '/')
 		return false;
@@ -295,7 +279,7 @@ static void synced_fd(int fd)
 	if (syscall(SYS_fstat, fd, &st) < 0 || !rel_of_fd(fd, rel, sizeof rel))
 		return;
 	char link[32];
-	fd_link(link, fd);
+	pl_fd_link(link, fd);
 	/* read through a descriptor of our own: fd may be write-only, and
 	 * its offset is the program's */
 	int flags = S_ISDIR(st.st_mode) ? O_RDONLY | O_DIRECTORY | O_CLOEXEC : O_RDONLY | O_NONBLOCK | O_CLOEXEC;

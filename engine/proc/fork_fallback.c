@@ -8,7 +8,6 @@
  * says why on stderr (once per run) and delegates everything to the replay
  * executor, the reference, whose counts and traces it reports (fork_mirror()).
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,35 +45,14 @@ static const char *shared_object(pid_t pid, char *buf, size_t n)
 {
 	/* (an eventpoll is not one: the preload makes a child's anew, preload/epoll.c) */
 	static const char *const kinds[] = {"timerfd", "signalfd", "eventfd", "io_uring"};
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
+	char fd[16];
+	const char *kind = proc_anon_fd(pid, kinds, sizeof kinds / sizeof kinds[0], fd);
+	if (!kind)
 		return NULL;
-	const char *found = NULL;
-	struct dirent *e;
-	while (!found && (e = readdir(d))) {
-		char lp[64 + sizeof e->d_name], target[64];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
-		ssize_t k = readlink(lp, target, sizeof target - 1);
-		if (k <= 12 || strncmp(target, "anon_inode:[", 12) != 0)
-			continue;
-		target[k] = 0;
-		for (size_t i = 0; i < sizeof kinds / sizeof kinds[0] && !found; i++) {
-			size_t kl = strlen(kinds[i]);
-			if (!strncmp(target + 12, kinds[i], kl) && target[12 + kl] == ']') {
-				snprintf(buf, n, "the target holds an %s (fd %.12s), which fork shares "
-					 "between snapshots%s", kinds[i], e->d_name,
-					 i == 0 ? "; it runs on real time, not cmc's virtual clock: states "
-						  "and counts may differ from run to run" : "");
-				found = buf;
-			}
-		}
-	}
-	closedir(d);
-	return found;
+	snprintf(buf, n, "the target holds an %s (fd %s), which fork shares between snapshots%s", kind, fd,
+		 kind == kinds[0] ? "; it runs on real time, not cmc's virtual clock: states and counts "
+				    "may differ from run to run" : "");
+	return buf;
 }
 
 /* Why fork snapshots cannot work for the root t just started, or NULL

@@ -604,6 +604,36 @@ int proc_threads(pid_t pid)
 	return n;
 }
 
+const char *proc_anon_fd(pid_t pid, const char *const *kinds, size_t n, char fd[16])
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return NULL;
+	const char *found = NULL;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		char lp[64 + sizeof e->d_name], target[64];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
+		ssize_t k = readlink(lp, target, sizeof target - 1);
+		if (k <= 12 || strncmp(target, "anon_inode:[", 12) != 0)
+			continue;
+		target[k] = 0;
+		for (size_t i = 0; i < n && !found; i++) {
+			size_t kl = strlen(kinds[i]);
+			if (!strncmp(target + 12, kinds[i], kl) && target[12 + kl] == ']') {
+				snprintf(fd, 16, "%.12s", e->d_name);
+				found = kinds[i];
+			}
+		}
+	}
+	closedir(d);
+	return found;
+}
+
 const char *proc_real_timer(pid_t pid)
 {
 	char path[64];
@@ -616,21 +646,7 @@ const char *proc_real_timer(pid_t pid)
 		if (any)
 			return "a POSIX timer";
 	}
-	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return NULL;
-	const char *found = NULL;
-	struct dirent *e;
-	while (!found && (e = readdir(d))) {
-		char lp[64 + sizeof e->d_name], target[32];
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(lp, sizeof lp, "%s/%s", path, e->d_name);
-		ssize_t k = readlink(lp, target, sizeof target - 1);
-		if (k == 20 && !memcmp(target, "anon_inode:[timerfd]", 20))
-			found = "a timerfd";
-	}
-	closedir(d);
-	return found;
+	static const char *const timerfd[] = {"timerfd"};
+	char fd[16];
+	return proc_anon_fd(pid, timerfd, 1, fd) ? "a timerfd" : NULL;
 }

@@ -285,6 +285,9 @@ const char *proc_region_hdr(const struct proc_target *t, struct cmc_region_hdr *
 void proc_observe_stats(uint64_t *n, uint64_t *ns);
 /* Threads of process pid (its /proc/PID/task entries), or -1. */
 int proc_threads(pid_t pid);
+/* The first of kinds (names of anonymous inodes: "timerfd", "eventfd")
+ * that process pid holds a descriptor of, its number in fd; NULL: none. */
+const char *proc_anon_fd(pid_t pid, const char *const *kinds, size_t n, char fd[16]);
 /* A timer of process pid that runs on real time, which cmc's virtual
  * clock does not drive: "a timerfd", "a POSIX timer" (timer_create), or
  * NULL when it holds none. */
