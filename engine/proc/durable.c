@@ -154,9 +154,16 @@ static int copy_into(struct dwalk *w, int in, int dir, const char *name, int out
 	return r < 0 ? fail(w, "cannot read", name) : 0;
 }
 
-/* Everything below dir is durable: copy each regular file into sync (its
- * contents) and name (a marker), directories alike. */
-static void settle_dir(struct dwalk *w, int dir, int sync, int name, int depth)
+/*
+ * Visit every regular file below dir (not the image itself, at the top),
+ * in name order, with the directories of sync and name that mirror its
+ * own: made as needed when `make` (a settle), else whatever exists (-1
+ * where nothing does: a power loss).  Links, fifos, sockets, devices are
+ * not part of the model.
+ */
+typedef void (*dfile_fn)(struct dwalk *w, int dir, int sync, int name, const char *file);
+
+static void walk_dir(struct dwalk *w, int dir, int sync, int name, int depth, bool make, dfile_fn fn)
 {
 	size_t n;
 	char **v = names_of(dir, &n);
@@ -167,35 +174,38 @@ static void settle_dir(struct dwalk *w, int dir, int sync, int name, int depth)
 		if (fstatat(dir, v[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISREG(st.st_mode)) {
-			int in = openat(dir, v[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-			if (in < 0) {
-				fail(w, "cannot read", v[i]);
-				break;
-			}
-			copy_into(w, in, sync, v[i], -1);
-			close(in);
-			int m = openat(name, v[i], O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-			if (m < 0)
-				fail(w, "cannot write the durable image", v[i]);
-			else
-				close(m);
+			fn(w, dir, sync, name, v[i]);
 		} else if (S_ISDIR(st.st_mode) && depth < DEPTH_MAX) {
 			int d = subdir(dir, v[i], false);
-			int s = subdir(sync, v[i], true), m = subdir(name, v[i], true);
-			if (d < 0 || s < 0 || m < 0)
+			int s = subdir(sync, v[i], make), m = subdir(name, v[i], make);
+			if (make && (d < 0 || s < 0 || m < 0))
 				fail(w, "cannot copy the directory", v[i]);
-			else
-				settle_dir(w, d, s, m, depth + 1);
-			if (d >= 0)
-				close(d);
-			if (s >= 0)
-				close(s);
-			if (m >= 0)
-				close(m);
+			else if (d >= 0)
+				walk_dir(w, d, s, m, depth + 1, make, fn);
+			int fds[] = {d, s, m};
+			for (size_t k = 0; k < 3; k++)
+				if (fds[k] >= 0)
+					close(fds[k]);
 		}
-		/* links, fifos, sockets, devices: not part of the model */
 	}
 	free_names(v, n);
+}
+
+/* Durable now: the file's contents into sync, a marker into name. */
+static void settle_file(struct dwalk *w, int dir, int sync, int name, const char *file)
+{
+	int in = openat(dir, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0) {
+		fail(w, "cannot read", file);
+		return;
+	}
+	copy_into(w, in, sync, file, -1);
+	close(in);
+	int m = openat(name, file, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (m < 0)
+		fail(w, "cannot write the durable image", file);
+	else
+		close(m);
 }
 
 static void walk_init(struct dwalk *w, const struct proc_scenario *sc, char *err, size_t errlen)
@@ -214,7 +224,7 @@ int proc_durable_settle(const struct proc_scenario *sc, int root, char *err, siz
 	if (sync < 0 || name < 0)
 		fail(&w, "cannot make the durable image", PROC_DURABLE_DIR);
 	else
-		settle_dir(&w, root, sync, name, 0);
+		walk_dir(&w, root, sync, name, 0, true, settle_file);
 	int fds[] = {top, sync, name};
 	for (size_t i = 0; i < 3; i++)
 		if (fds[i] >= 0)
@@ -229,49 +239,26 @@ static bool is_reg(int dir, const char *name)
 	return dir >= 0 && fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Power loss below dir: each regular file becomes what sync/name say. */
-static void lose_dir(struct dwalk *w, int dir, int sync, int name, int depth)
+/* Power loss: the file becomes what sync and name say of it. */
+static void lose_file(struct dwalk *w, int dir, int sync, int name, const char *file)
 {
-	size_t n;
-	char **v = names_of(dir, &n);
-	for (size_t i = 0; i < n && !w->failed; i++) {
-		struct stat st;
-		if (depth == 0 && !strcmp(v[i], PROC_DURABLE_DIR))
-			continue;
-		if (fstatat(dir, v[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISREG(st.st_mode)) {
-			if (!is_reg(name, v[i])) {
-				/* its name never reached the disk */
-				if (unlinkat(dir, v[i], 0) < 0)
-					fail(w, "cannot remove", v[i]);
-				continue;
-			}
-			int out = openat(dir, v[i], O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-			if (out < 0) {
-				fail(w, "cannot rewrite", v[i]);
-				continue;
-			}
-			int in = is_reg(sync, v[i]) ? openat(sync, v[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-							     O_CLOEXEC) : -1;
-			if (in >= 0) {
-				copy_into(w, in, dir, v[i], out);
-				close(in);
-			} else {
-				close(out); /* never synced: its data never reached the disk */
-			}
-		} else if (S_ISDIR(st.st_mode) && depth < DEPTH_MAX) {
-			int d = subdir(dir, v[i], false);
-			int s = subdir(sync, v[i], false), m = subdir(name, v[i], false);
-			if (d >= 0)
-				lose_dir(w, d, s, m, depth + 1);
-			int fds[] = {d, s, m};
-			for (size_t k = 0; k < 3; k++)
-				if (fds[k] >= 0)
-					close(fds[k]);
-		}
+	if (!is_reg(name, file)) { /* its name never reached the disk */
+		if (unlinkat(dir, file, 0) < 0)
+			fail(w, "cannot remove", file);
+		return;
 	}
-	free_names(v, n);
+	int out = openat(dir, file, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	if (out < 0) {
+		fail(w, "cannot rewrite", file);
+		return;
+	}
+	int in = is_reg(sync, file) ? openat(sync, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+	if (in >= 0) {
+		copy_into(w, in, dir, file, out);
+		close(in);
+	} else {
+		close(out); /* never synced: its data never reached the disk */
+	}
 }
 
 int proc_durable_lose(const struct proc_scenario *sc, int root, char *err, size_t errlen)
@@ -283,7 +270,7 @@ int proc_durable_lose(const struct proc_scenario *sc, int root, char *err, size_
 	if (sync < 0 || name < 0)
 		fail(&w, "the durable image is missing (the target removed it?)", PROC_DURABLE_DIR);
 	else
-		lose_dir(&w, root, sync, name, 0);
+		walk_dir(&w, root, sync, name, 0, false, lose_file);
 	int fds[] = {top, sync, name};
 	for (size_t i = 0; i < 3; i++)
 		if (fds[i] >= 0)
