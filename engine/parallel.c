@@ -32,6 +32,14 @@
  * slots, and the next chunk its expanded ones, for the next run() call, so
  * continuing never loses a state.
  *
+ * That is the ordinary admission, which process mode uses (a state takes
+ * milliseconds to expand there, and admission is cheap beside it).  A
+ * model's state costs less to expand than to admit, so for frontends with
+ * nothing to forget the part of admission that costs — finding and
+ * numbering the new states — runs on every thread too: "bulk admission",
+ * below, with the measurements that shaped it (tests/bench/cores.sh: no
+ * atomic or dependent access per successor between cores).
+ *
  * The slot rule is written above struct eng_pool (pool_is_valid()).
  */
 #include <pthread.h>
