@@ -188,7 +188,8 @@ static void walk(struct fwalk *w, int fd, const char *path, int depth)
 			names = eng_xrealloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
 		names[n++] = eng_xstrdup(e->d_name);
 	}
-	qsort(names, n, sizeof *names, cmp_names);
+	if (n) /* (an empty directory: names is NULL, which qsort may not take) */
+		qsort(names, n, sizeof *names, cmp_names);
 	for (size_t i = 0; i < n; i++) {
 		char *sub = join(path, names[i]);
 		struct stat st;
