@@ -312,10 +312,10 @@ typedef struct eng_listener {
 	void (*on_done)(void *ctx, const eng_stats *st);
 	void *ctx;
 	/* This listener never reads an observation's bytes (raw_bytes,
-	 * canon_rec, reply, fault): with --jobs, workers then need not copy
-	 * them to the search thread when no other listener does (raw heaps
-	 * run to hundreds of kilobytes a state).  Fingerprints and flags
-	 * always come. */
+	 * canon_rec, reply, fault, files_sum).  When no listener reads them
+	 * the search does not carry them at all (raw heaps run to a megabyte
+	 * a successor): every listener then gets them NULL, lengths 0, on any
+	 * number of jobs.  Fingerprints and flags always come. */
 	bool no_obs_bytes;
 } eng_listener;
 

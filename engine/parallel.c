@@ -249,7 +249,6 @@ struct eng_pool {
 	struct cset *work;      /* the chunk a go..done round expands */
 	bool quit;
 	bool drop_dups;         /* no listener wants transitions */
-	bool obs_bytes;         /* some listener reads observations' bytes */
 	/* per thread; the search's listeners see these copies, so they live
 	 * as long as the search (the pool is freed with it) */
 	eng_labels **labels;
@@ -345,7 +344,7 @@ static bool x_cb(void *ctx, const eng_succ *x)
 			e.term_signal = o->term_signal;
 			e.alloc_failed = o->alloc_failed;
 			e.alloc_checked = o->alloc_checked;
-			bool bytes = c->p->obs_bytes;
+			bool bytes = c->p->s->obs_bytes;
 			e.raw_len = put_bytes(sl, bytes ? o->raw_bytes : NULL, o->raw_len);
 			e.canon_len = put_bytes(sl, bytes ? o->canon_rec : NULL, o->canon_len);
 			e.reply_len = put_bytes(sl, bytes ? o->reply : NULL, o->reply_len);
@@ -637,8 +636,6 @@ int eng__pool_start(eng_search *s)
 		const eng_listener *l = &s->ls[i];
 		if (l->on_transition || l->on_edges)
 			p->drop_dups = false;
-		if ((l->on_state || l->on_transition || l->on_edges) && !l->no_obs_bytes)
-			p->obs_bytes = true;
 	}
 	s->pool = p;
 	return 0;

@@ -77,6 +77,8 @@ void eng_search_listen(eng_search *s, const eng_listener *l)
 		s->ls[s->nls++] = *l;
 	if (l->on_edges)
 		s->want_edges = true;
+	if ((l->on_state || l->on_transition || l->on_edges) && !l->no_obs_bytes)
+		s->obs_bytes = true;
 }
 
 void eng_search_stop(eng_search *s)

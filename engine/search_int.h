@@ -104,6 +104,9 @@ struct eng_search {
 	 * into the batch's arena or a worker's buffer: delivered before
 	 * either is reused (eng__edges_flush()). */
 	bool want_edges;
+	/* some listener reads observations' bytes (eng_listener.no_obs_bytes):
+	 * without one, successors carry only fingerprints and flags */
+	bool obs_bytes;
 	uint32_t edges_from;
 	eng_edge *edges;
 	size_t nedges, edges_cap;
