@@ -102,9 +102,9 @@ pid_t pl_snap_cmc(void);
 /* snapcwd.c: in a fork child, mount its own copy of the working directory
  * (src) where its origin's is (at), in a mount namespace of its own, and
  * move the program's shared mappings there onto it (its open files:
- * pl_snap_own_files): 2 when the mount sits on its origin's, 1 when it
- * replaced it, 0 when the kernel refused (it then shares its origin's). */
-int pl_snap_own_cwd(char *src, char *at);
+ * pl_snap_own_files); false when the kernel refused (it then shares its
+ * origin's). */
+bool pl_snap_own_cwd(char *src, char *at);
 
 /* procfd.c (async-signal-safe): pl_put_dec writes v in decimal at out,
  * NUL-terminated, and returns the NUL's address; pl_fd_link writes

@@ -276,9 +276,8 @@ static void serve(void)
 		 * outside takes (measured: 17 against 42 us a move). */
 		if (tasks >= 0 && !no_self_move && sys(SYS_write, tasks, (long)"0", 1, 0, 0) == 1)
 			flags |= CMC_SNAP_IN_TASKS;
-		int own = m.cwd_src[0] ? pl_snap_own_cwd(m.cwd_src, m.cwd_at) : 0;
-		if (own)
-			flags |= CMC_SNAP_OWN_CWD | (own == 2 ? CMC_SNAP_STACKED : 0);
+		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at))
+			flags |= CMC_SNAP_OWN_CWD;
 		/* its open files' offsets, and unnamed files' contents */
 		pl_snap_own_files((flags & CMC_SNAP_OWN_CWD) ? m.cwd_at : NULL, snap_fd);
 		/* still on the origin's socket: the answer to its request */

@@ -96,55 +96,30 @@ static void remap_under(const char *at)
 }
 
 /*
- * Mounts stacked at `at` in this process's namespace by its ancestors and
- * itself (0 in the target cmc started: its one mount is cmc's).  A child
- * mounts its copy over its origin's while fewer than LAYERS_MAX lie
- * there, and otherwise first detaches its origin's: a detach waits for an
- * RCU grace period (the kernel's namespace_unlock()), measured at 150-300
- * us of every child's start on the machines cmc is tested on, while a
- * namespace with 64 more mounts costs about 20 us more to copy (issue 21).
- * So the stack, and every child's copy of it, stays within LAYERS_MAX
- * mounts, and only children deeper than that pay for a detach.
- * A stacked mount sits on its origin's copy: removing that directory
- * would detach it (the kernel detaches every mount on a directory that is
- * removed, in every namespace), so cmc keeps the origin's copy while the
- * child's lives (CMC_SNAP_STACKED; engine/proc/scratch.c).  Where the
- * kernel refuses to stack (a mount on a directory already removed) the
- * child detaches instead.
- */
-#define LAYERS_MAX 64
-static unsigned layers;
-
-/*
  * In a fork child: its own working directory (src, a copy of its
  * origin's that cmc made) mounted where its origin's is (at), in a mount
  * namespace of its own, so that what it writes there no sibling sees; if
  * the program works there, into it again, and the shared mappings of
  * files there mapped again on the copy (the files it holds open there:
- * pl_snap_own_files(), next).  The origin's mount stays under it, hidden
- * (2), or is detached first (1; layers, above).  0 when the kernel
- * refused: it then shares its origin's.
+ * pl_snap_own_files(), next).  The origin's mount is detached first (one layer, not a stack
+ * that grows with the depth).  False when the kernel refused: it then
+ * shares its origin's.
  */
-int pl_snap_own_cwd(char *src, char *at)
+bool pl_snap_own_cwd(char *src, char *at)
 {
 	src[CMC_SNAP_CWD_MAX - 1] = at[CMC_SNAP_CWD_MAX - 1] = 0;
 	char was[4096];
 	long n = raw(SYS_getcwd, (long)was, sizeof was, 0, 0, 0);
 	bool ok = src[0] == '/' && at[0] == '/' && raw(SYS_unshare, CLONE_NEWNS, 0, 0, 0, 0) == 0;
-	bool stacked = false;
-	if (ok && layers < LAYERS_MAX)
-		stacked = raw(SYS_mount, (long)src, (long)at, 0, MS_BIND, 0) == 0;
-	if (ok && !stacked) { /* over the mount below the origin's */
+	if (ok) {
 		raw(SYS_umount2, (long)at, MNT_DETACH, 0, 0, 0); /* the origin's */
 		ok = raw(SYS_mount, (long)src, (long)at, 0, MS_BIND, 0) == 0;
 	}
 	if (!ok)
-		return 0;
-	if (stacked)
-		layers++;
+		return false;
 	size_t len = strlen(at);
 	if (n > 0 && !strncmp(was, at, len) && (was[len] == 0 || was[len] == '/'))
 		raw(SYS_chdir, (long)was, 0, 0, 0, 0);
 	remap_under(at);
-	return stacked ? 2 : 1;
+	return true;
 }

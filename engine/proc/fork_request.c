@@ -255,8 +255,6 @@ struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct pro
 	t->jail = jail;
 	if (rep.flags & CMC_SNAP_OWN_CWD) {
 		t->scratch = cwd;
-		if (rep.flags & CMC_SNAP_STACKED)
-			proc_scratch_stacked(cwd, p->scratch);
 	} else {
 		t->scratch = proc_scratch_ref(p->scratch);
 		proc_scratch_unref(cwd); /* it could not mount it: it shares its origin's */

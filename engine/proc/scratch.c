@@ -26,9 +26,8 @@
  * holds open there, and its shared mappings of them, are reopened and
  * mapped again on the copy; a lock held on one is not carried over.
  *
- * Invariant: refs > 0 while any target holds the scratch, or a scratch
- * whose mount sits on it (below); the directory is removed when refs
- * reaches 0.  refs changes from several workers
+ * Invariant: refs > 0 while any target holds the scratch; the directory
+ * is removed when refs reaches 0.  refs changes from several workers
  * (snapshots are shared by the fork executor's pool): atomically.
  */
 #include <dirent.h>
@@ -56,10 +55,6 @@ struct proc_scratch {
 	unsigned refs;
 	char *dir;      /* cmc's copy */
 	char *at;       /* where the target sees it */
-	/* a fork child's whose mount sits on its origin's (preload/snapcwd.c,
-	 * CMC_SNAP_STACKED): the origin's, kept while this one is (removing
-	 * its directory would detach this one's mount in the child) */
-	struct proc_scratch *below;
 };
 
 /* ---- the seed: a copy of the scenario's directory ---------------------- */
@@ -366,21 +361,12 @@ struct proc_scratch *proc_scratch_ref(struct proc_scratch *s)
 	return s;
 }
 
-void proc_scratch_stacked(struct proc_scratch *s, struct proc_scratch *origin)
-{
-	if (s && !s->below)
-		s->below = proc_scratch_ref(origin);
-}
-
 void proc_scratch_unref(struct proc_scratch *s)
 {
-	/* a loop, not recursion: a chain of stacked copies can be long */
-	while (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-		struct proc_scratch *below = s->below;
-		rm_tree(s->dir);
-		free(s->dir);
-		free(s->at);
-		free(s);
-		s = below;
-	}
+	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	rm_tree(s->dir);
+	free(s->dir);
+	free(s->at);
+	free(s);
 }

@@ -34,9 +34,6 @@ const char *proc_scratch_dir(const struct proc_scratch *s);
 const char *proc_scratch_at(const struct proc_scratch *s);
 /* One more target holds it (a fork snapshot of one that does). */
 struct proc_scratch *proc_scratch_ref(struct proc_scratch *s);
-/* s, a fork child's, is mounted on origin's (CMC_SNAP_STACKED): origin's
- * directory stays as long as s does. */
-void proc_scratch_stacked(struct proc_scratch *s, struct proc_scratch *origin);
 /* One fewer; the last removes the directory. */
 void proc_scratch_unref(struct proc_scratch *s);
 

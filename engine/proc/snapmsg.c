@@ -59,8 +59,7 @@ unsigned proc_snap_check(enum proc_snap_phase ph, const void *msg, size_t len, i
 		if (ph != PROC_SNAP_FORKING)
 			*why = "a FORKED no fork request asked for";
 		else if (m.a <= 0 || m.b < -1 ||
-			 (m.flags & ~(CMC_SNAP_IN_CGROUP | CMC_SNAP_IN_TASKS | CMC_SNAP_OWN_CWD | CMC_SNAP_STACKED)) ||
-			 (m.flags & (CMC_SNAP_OWN_CWD | CMC_SNAP_STACKED)) == CMC_SNAP_STACKED ||
+			 (m.flags & ~(CMC_SNAP_IN_CGROUP | CMC_SNAP_IN_TASKS | CMC_SNAP_OWN_CWD)) ||
 			 !tail_zero(&m, true))
 			*why = "a malformed FORKED";
 		break;

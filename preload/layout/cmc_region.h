@@ -348,9 +348,7 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          child, in a mount namespace of its own, mounts it on cwd_at
  *          (where its origin's is mounted) and, if its working directory
  *          was there, goes into it again; FORKED's flags then have
- *          CMC_SNAP_OWN_CWD (without it, it shares its origin's), and
- *          CMC_SNAP_STACKED too when its mount sits on its origin's
- *          (which must then not be removed while it lives).  Paths,
+ *          CMC_SNAP_OWN_CWD (without it, it shares its origin's).  Paths,
  *          not an fd: a mount is made from a path in the child's own
  *          namespace, which an fd of cmc's is not.
  *   ERROR  target -> cmc: a = errno of what failed (no child then).
@@ -389,7 +387,6 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_IN_CGROUP 1u
 #define CMC_SNAP_IN_TASKS 2u
 #define CMC_SNAP_OWN_CWD 4u
-#define CMC_SNAP_STACKED 8u
 
 struct cmc_snap_msg {
 	uint32_t magic;       /* CMC_SNAP_MAGIC */

@@ -31,8 +31,7 @@ static void check_accepted(enum proc_snap_phase ph, unsigned kind, const struct 
 		break;
 	case CMC_SNAP_FORKED:
 		assert(ph == PROC_SNAP_FORKING && m->b >= -1);
-		assert(!(m->flags & ~(CMC_SNAP_IN_CGROUP | CMC_SNAP_IN_TASKS | CMC_SNAP_OWN_CWD | CMC_SNAP_STACKED)));
-		assert(!(m->flags & CMC_SNAP_STACKED) || (m->flags & CMC_SNAP_OWN_CWD));
+		assert(!(m->flags & ~(CMC_SNAP_IN_CGROUP | CMC_SNAP_IN_TASKS | CMC_SNAP_OWN_CWD)));
 		break;
 	case CMC_SNAP_ERROR:
 		assert(ph == PROC_SNAP_FORKING && m->a <= 4095);
