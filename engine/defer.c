@@ -34,8 +34,9 @@ struct deferred {
 	size_t cap;
 };
 
-/* Room for n more bytes in d's buffer from *at: the pointers into it are
- * set only once every field is in place (it may move). */
+/* Filling d's buffer (already large enough for every field), front to
+ * back: fields are placed by offset, and the pointers into the buffer
+ * set once all are in. */
 struct fill {
 	struct deferred *d;
 	size_t at;
