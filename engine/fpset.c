@@ -29,6 +29,14 @@
 
  * The rules fpset_is_valid() checks are written above struct fpset.
  *
+ * Pending states (level.c): while a segment of the frontier is searched,
+ * each thread adds the states of its own subtables with a compare-and-swap
+ * on the slot, under ids from count on that point into the caller's
+ * entries (pend_fp()); once they are numbered, each slot is set to
+ * the final id and each record written; an abort rebuilds the index from
+ * the records, which drops them all.  A subtable may pass MAX_LOAD while
+ * states are pending (up to PEND_LOAD); the commit grows it back.
+ *
  * One writer, readers alongside (fpset_get(), the prefetches: parallel.c's
  * workers look successors up while one thread admits): a slot is stored
  * (release) only after its record, and loaded (acquire) before it, and the
@@ -38,6 +46,7 @@
  * waits for its readers.
  */
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +60,9 @@
 #define ID_BITS 27
 #define ID_MASK ((1u << ID_BITS) - 1)
 #define MAX_LOAD 0.75
+/* While states are pending (level.c), a subtable may pass MAX_LOAD up to
+ * this; the commit grows it back under MAX_LOAD. */
+#define PEND_LOAD 0.9
 
 #define PBUF 16384
 
@@ -75,6 +87,8 @@ struct chunk {
  *            [pbuf_start, count) in pbuf, pbuf_start a multiple of PBUF;
  *            else every chunk has its parent array, unless parents_lost
  *   bytes:   the index's, the chunks' and the table's sizes, summed
+ *   pending: none (pend_fps NULL) but between fpset_pend_begin() and
+ *            its commit or abort, when the rules above may not hold
  * Checked by the one writer, or while no writer runs: readers may run
  * alongside (they never store), the validator only loads.
  */
@@ -97,6 +111,12 @@ struct fpset {
 	int pfd;           /* parent file, or -1: parents in the chunks */
 	bool parents_lost; /* the file failed: no parent can be read back */
 	uint64_t pbuf_start;
+	/* pending states (fpset_pend_begin()): ids from pend_base on are
+	 * pending, their fingerprints at pend_fps + (id - pend_base) *
+	 * pend_stride; no subtable passes pend_max meanwhile */
+	const unsigned char *pend_fps;
+	size_t pend_stride;
+	uint64_t pend_base, pend_max;
 	uint32_t pbuf[PBUF];
 };
 
@@ -157,14 +177,41 @@ static size_t index_bytes(uint64_t cap) { return (size_t)cap * FPSET_SUBS * size
  * the process has a second thread (the store's writer), interrupts that
  * thread's core to flush its TLB.  Writing first maps each page once.
  */
+#define HUGE_PAGE ((size_t)2 << 20)
+
 static uint32_t *index_new(uint64_t cap)
 {
-	uint32_t *p = calloc(cap, sizeof *p);
+	uint32_t *p;
+	size_t bytes = (size_t)cap * sizeof *p;
+	if (bytes >= HUGE_PAGE) {
+		/* Big subtables on 2 MiB pages where the kernel gives them
+		 * (a hint; failure changes nothing): their lookups land
+		 * anywhere, and a 4 KiB page's TLB miss costs each of them a
+		 * walk; a fresh one also faults 512 times less. */
+		bytes = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		madvise(p, bytes, MADV_HUGEPAGE);
+	} else {
+		p = calloc(cap, sizeof *p);
+	}
 	/* one write per page; volatile, or the compiler folds a memset
 	 * after malloc back into calloc */
 	for (size_t i = 0; p && i < cap; i += 4096 / sizeof *p)
 		((volatile uint32_t *)p)[i] = 0;
 	return p;
+}
+
+static void index_free(uint32_t *p, uint64_t cap)
+{
+	size_t bytes = (size_t)cap * sizeof *p;
+	if (!p)
+		return;
+	if (bytes >= HUGE_PAGE)
+		munmap(p, (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1));
+	else
+		free(p);
 }
 
 fpset *fpset_new(size_t mem_limit)
@@ -182,7 +229,7 @@ fpset *fpset_new(size_t mem_limit)
 	s->chunks = calloc(s->chunks_cap, sizeof *s->chunks);
 	if (!ok || !s->chunks) {
 		for (unsigned i = 0; i < FPSET_SUBS; i++)
-			free(s->sub[i].slot);
+			index_free(s->sub[i].slot, s->cap);
 		free(s->chunks);
 		free(s);
 		return NULL;
@@ -203,7 +250,7 @@ void fpset_free(fpset *s)
 	}
 	free(s->chunks);
 	for (unsigned i = 0; i < FPSET_SUBS; i++)
-		free(s->sub[i].slot);
+		index_free(s->sub[i].slot, s->cap);
 	if (s->pfd >= 0)
 		close(s->pfd);
 	free(s);
@@ -228,7 +275,7 @@ static bool subs_new(fpset *s, uint64_t ncap)
 	for (unsigned i = 0; i < FPSET_SUBS; i++)
 		if (!(s->sub[i].slot = index_new(ncap))) {
 			while (i--) {
-				free(s->sub[i].slot);
+				index_free(s->sub[i].slot, ncap);
 				s->sub[i].slot = NULL;
 			}
 			return false;
@@ -244,7 +291,7 @@ static bool rebuild_index(fpset *s, uint64_t ncap)
 	/* The index is rebuilt from the records, so the old one can go first:
 	 * the two never coexist and the peak stays at the new one's size. */
 	for (unsigned i = 0; i < FPSET_SUBS; i++)
-		free(s->sub[i].slot);
+		index_free(s->sub[i].slot, s->cap);
 	bool ok = subs_new(s, ncap);
 	if (!ok) { /* keep the set usable at its old size, and say it is full */
 		ncap = s->cap;
@@ -334,6 +381,8 @@ static bool slot_is_valid(const fpset *s, unsigned i, uint64_t p)
 bool fpset_is_valid(const fpset *s)
 {
 	CMC_VALID(s && s->chunks, "fpset: no chunk table");
+	CMC_VALID(!s->pend_fps, "fpset: pending states outside a segment (base %llu)",
+		  (unsigned long long)s->pend_base);
 	for (unsigned i = 0; i < FPSET_SUBS; i++)
 		CMC_VALID(s->sub[i].slot, "fpset: no subtable %u", i);
 	CMC_VALID(s->count <= FPSET_MAX_STATES, "fpset load: %llu ids, more than the id space",
@@ -551,7 +600,9 @@ void fpset_index(fpset *s, uint32_t id, eng_fp fp)
 	__atomic_store_n(&slot[p], tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
 }
 
-bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents)
+/* Hand out ids count .. count + n - 1 with their parents, and count the
+ * reserved slots in their subtables. */
+static void commit_ids(fpset *s, uint64_t n, const uint32_t *parents)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		if (s->pfd >= 0 && s->count - s->pbuf_start == PBUF && !flush_parents(s)) {
@@ -571,6 +622,11 @@ bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents)
 		s->sub[i].count += s->resv[i];
 		s->resv[i] = 0;
 	}
+}
+
+bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents)
+{
+	commit_ids(s, n, parents);
 	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s)); /* one thread again */
 	return !s->parents_lost;
 }
@@ -597,6 +653,176 @@ void fpset_truncate(fpset *s, uint64_t count)
 		s->bytes -= sizeof(struct chunk) + (c->parent ? CHUNK * sizeof(uint32_t) : 0);
 		free(c->parent);
 		free(c);
+	}
+	rebuild_index(s, s->cap);
+}
+
+/* ---- pending states (fpset.h) ------------------------------------- */
+
+uint64_t fpset_pend_cap(const fpset *s, uint64_t room)
+{
+	uint64_t cap = s->cap;
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		while (s->sub[i].count + room > (uint64_t)(cap * MAX_LOAD))
+			cap += cap / 2;
+	if (cap != s->cap && over_limit(s, index_bytes(cap)))
+		return 0;
+	return cap;
+}
+
+void fpset_regrow(fpset *s, uint64_t ncap, unsigned k, unsigned n)
+{
+	for (unsigned i = k; i < FPSET_SUBS; i += n) {
+		index_free(s->sub[i].slot, s->cap);
+		if (!(s->sub[i].slot = index_new(ncap)))
+			eng_die_oom(s->count);
+	}
+	for (uint64_t id = 0; id < s->count; id++) {
+		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+		unsigned i = sub_of(fp);
+		if (i % n != k)
+			continue;
+		uint32_t *slot = s->sub[i].slot;
+		uint64_t p = pos_of(fp, ncap);
+		while (slot[p])
+			if (++p == ncap)
+				p = 0;
+		slot[p] = tag_of(fp) | (uint32_t)(id + 1);
+	}
+}
+
+void fpset_regrow_done(fpset *s, uint64_t ncap)
+{
+	s->bytes += index_bytes(ncap) - index_bytes(s->cap);
+	s->cap = ncap;
+	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
+	CMC_ASSERT_EXPENSIVE(fpset_is_valid(s));
+}
+
+bool fpset_pend_begin(fpset *s, uint64_t room, const void *pend_fps, size_t pend_stride)
+{
+	if (s->parents_lost)
+		return false;
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		while (s->sub[i].count + room > s->grow_at)
+			if (!grow_index(s))
+				return false;
+	s->pend_fps = pend_fps;
+	s->pend_stride = pend_stride;
+	s->pend_base = s->count;
+	s->pend_max = (uint64_t)(s->cap * PEND_LOAD);
+	return true;
+}
+
+uint64_t fpset_pend_room(const fpset *s, unsigned threads)
+{
+	uint64_t most = 0;
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		if (s->sub[i].count > most)
+			most = s->sub[i].count;
+	return most < s->pend_max ? (s->pend_max - most) / (threads ? threads : 1) : 0;
+}
+
+static eng_fp pend_fp(const fpset *s, uint32_t id)
+{
+	if (id < s->pend_base)
+		return s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+	eng_fp fp;
+	memcpy(&fp, s->pend_fps + (size_t)(id - s->pend_base) * s->pend_stride, sizeof fp);
+	return fp;
+}
+
+uint32_t fpset_pend_put(fpset *s, eng_fp fp, uint32_t pid, uint64_t *where)
+{
+	unsigned i = sub_of(fp);
+	uint32_t *slot = s->sub[i].slot, tag = tag_of(fp);
+	uint64_t p = pos_of(fp, s->cap);
+	for (;;) {
+		uint32_t v = __atomic_load_n(&slot[p], __ATOMIC_ACQUIRE);
+		if (!v) {
+			uint32_t mine = tag | (pid + 1);
+			if (__atomic_compare_exchange_n(&slot[p], &v, mine, false, __ATOMIC_RELEASE,
+							__ATOMIC_ACQUIRE)) {
+				*where = (uint64_t)i << 40 | p;
+				return pid;
+			}
+			/* another thread took it first: look at what it put */
+		}
+		if ((v & ~ID_MASK) == tag) {
+			uint32_t id = (v & ID_MASK) - 1;
+			if (eng_fp_eq(pend_fp(s, id), fp))
+				return id;
+		}
+		if (++p == s->cap)
+			p = 0;
+	}
+}
+
+void fpset_pend_prefetch(const fpset *s, eng_fp fp)
+{
+	uint32_t v = __atomic_load_n(&s->sub[sub_of(fp)].slot[pos_of(fp, s->cap)], __ATOMIC_ACQUIRE);
+	if (!v || (v & ~ID_MASK) != tag_of(fp))
+		return;
+	uint32_t id = (v & ID_MASK) - 1;
+	if (id < s->pend_base)
+		__builtin_prefetch(&s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)]);
+	else
+		__builtin_prefetch(s->pend_fps + (size_t)(id - s->pend_base) * s->pend_stride);
+}
+
+bool fpset_pend_chunks(fpset *s, uint64_t n, const uint64_t add[FPSET_SUBS])
+{
+	if (s->count + n > FPSET_MAX_STATES)
+		return false;
+	size_t want = (size_t)((s->count + n + CHUNK - 1) >> CHUNK_BITS);
+	size_t one = sizeof(struct chunk) + (s->pfd < 0 ? CHUNK * sizeof(uint32_t) : 0);
+	/* the index the commit will grow to must fit as well */
+	uint64_t cap = s->cap;
+	for (unsigned i = 0; i < FPSET_SUBS; i++)
+		while (s->sub[i].count + add[i] > (uint64_t)(cap * MAX_LOAD))
+			cap += cap / 2;
+	size_t more = want > s->nchunks ? (want - s->nchunks) * one : 0;
+	if (want > s->chunks_cap || over_limit(s, more + (cap != s->cap ? 2 * index_bytes(cap) : 0)))
+		return false;
+	while (s->nchunks < want)
+		if (!add_chunk(s))
+			return false; /* fpset_pend_abort() gives back what was added */
+	return true;
+}
+
+void fpset_pend_settle(fpset *s, uint64_t where, uint32_t id, eng_fp fp)
+{
+	uint32_t *slot = &s->sub[where >> 40].slot[where & ((1ull << 40) - 1)];
+	__atomic_store_n(slot, tag_of(fp) | (id + 1), __ATOMIC_RELEASE);
+}
+
+bool fpset_pend_commit(fpset *s, uint64_t n, const uint32_t *parents, const uint64_t add[FPSET_SUBS])
+{
+	s->pend_base = 0;
+	s->pend_fps = NULL;
+	memcpy(s->resv, add, sizeof s->resv);
+	commit_ids(s, n, parents);
+	/* the pending states may have taken a subtable past its load */
+	bool ok = true;
+	for (unsigned i = 0; i < FPSET_SUBS && ok; i++)
+		while (ok && s->sub[i].count > s->grow_at)
+			ok = grow_index(s);
+	CMC_ASSERT_EXPENSIVE(!ok || fpset_is_valid(s));
+	return ok && !s->parents_lost;
+}
+
+void fpset_pend_abort(fpset *s)
+{
+	s->pend_base = 0;
+	s->pend_fps = NULL;
+	memset(s->resv, 0, sizeof s->resv);
+	size_t need = (size_t)((s->count + CHUNK - 1) >> CHUNK_BITS);
+	size_t one = sizeof(struct chunk) + (s->pfd < 0 ? CHUNK * sizeof(uint32_t) : 0);
+	while (s->nchunks > need + 1) { /* one spare, as fpset_put() leaves */
+		struct chunk *c = s->chunks[--s->nchunks];
+		free(c->parent);
+		free(c);
+		s->bytes -= one;
 	}
 	rebuild_index(s, s->cap);
 }

@@ -50,6 +50,44 @@ void fpset_place(fpset *s, uint32_t id, eng_fp fp);
 void fpset_index(fpset *s, uint32_t id, eng_fp fp);
 bool fpset_commit(fpset *s, uint64_t n, const uint32_t *parents);
 void fpset_truncate(fpset *s, uint64_t count);
+/*
+ * Pending states (level.c's parallel search): between fpset_pend_begin()
+ * and fpset_pend_commit() or fpset_pend_abort(), several threads insert
+ * at once with fpset_pend_put(), each state they add entering the index
+ * under a pending id (count and up) whose fingerprint lives at the
+ * caller's pend_fps + (id - count) * pend_stride until it is numbered.
+ * fpset_pend_begin() (one thread) makes room for `room` more ids in every
+ * subtable and says how many each inserting thread may add per subtable
+ * (fpset_pend_room()).  Then, after a barrier, fpset_pend_chunks() (one
+ * thread) makes records for n final ids, fpset_pend_settle() (any
+ * thread, each pending state once) gives a pending state's slot its final
+ * id (count + rank), fpset_place() writes its record, and
+ * fpset_pend_commit() (one thread) hands them out
+ * with their parents and grows the index if it must.  fpset_pend_abort()
+ * (one thread) takes every pending state out again, settled or not.
+ */
+/* The index's capacity pend_begin(room) needs (the present one: no growth;
+ * 0: the memory limit refuses it).  Growing to it on n threads:
+ * fpset_regrow() on each (k = 0 .. n - 1: it rebuilds subtables k, k + n,
+ * ...), then fpset_regrow_done() on one.  No lookup runs meanwhile. */
+uint64_t fpset_pend_cap(const fpset *s, uint64_t room);
+void fpset_regrow(fpset *s, uint64_t ncap, unsigned k, unsigned n);
+void fpset_regrow_done(fpset *s, uint64_t ncap);
+bool fpset_pend_begin(fpset *s, uint64_t room, const void *pend_fps, size_t pend_stride);
+uint64_t fpset_pend_room(const fpset *s, unsigned threads);
+/* Find fp, or add it as pending id pid (its fingerprint already written
+ * where pend_begin said, before this call).  Returns the id found (below
+ * fpset_count(): settled; from it on: pending) or pid when this call
+ * added it, and then *where says which slot, for fpset_pend_settle(). */
+uint32_t fpset_pend_put(fpset *s, eng_fp fp, uint32_t pid, uint64_t *where);
+/* fpset_prefetch_record() for a set with pending states. */
+void fpset_pend_prefetch(const fpset *s, eng_fp fp);
+/* Records for n more ids, add[i] of them in subtable i; false when the
+ * limits refuse them or the index the commit would grow to. */
+bool fpset_pend_chunks(fpset *s, uint64_t n, const uint64_t add[FPSET_SUBS]);
+void fpset_pend_settle(fpset *s, uint64_t where, uint32_t id, eng_fp fp);
+bool fpset_pend_commit(fpset *s, uint64_t n, const uint32_t *parents, const uint64_t add[FPSET_SUBS]);
+void fpset_pend_abort(fpset *s);
 eng_fp fpset_fp(const fpset *s, uint32_t id);
 uint32_t fpset_parent(const fpset *s, uint32_t id);
 uint64_t fpset_count(const fpset *s);

@@ -40,6 +40,10 @@
  * below, with the measurements that shaped it (tests/bench/cores.sh: no
  * atomic or dependent access per successor between cores).
  *
+ * A model whose listeners want no transitions (no on_transition, no
+ * on_edges: a search without a store) goes to level.c instead, where
+ * every thread also finds and numbers what it owns; search.c chooses.
+ *
  * The slot rule is written above struct eng_pool (pool_is_valid()).
  */
 #include <pthread.h>

@@ -66,6 +66,10 @@ struct eng_queue {
 	off_t spill_end;        /* where the next spilled block goes */
 	uint64_t spill_writes;  /* blocks ever spilled (the tests' count) */
 	unsigned spill_at;      /* SPILL_BLOCKS; the unit tests lower it */
+	/* a consumed block of BLOCK_MIN kept for the next push: fresh
+	 * memory costs a page fault per page (outside the list and the
+	 * counts) */
+	struct block *spare;
 };
 
 static size_t pad4(size_t n) { return (n + 3) & ~(size_t)3; }
@@ -153,6 +157,17 @@ static void block_free(eng_queue *q, struct block *b)
 	free(b);
 }
 
+/* A block the pops are done with: kept as the spare when none is. */
+static void block_retire(eng_queue *q, struct block *b)
+{
+	if (!q->spare && b->data && b->cap == BLOCK_MIN) {
+		q->mem_blocks--;
+		q->spare = b;
+		return;
+	}
+	block_free(q, b);
+}
+
 /* Nothing is spilled: the file can start again from its beginning. */
 static void spill_rewind(eng_queue *q)
 {
@@ -182,6 +197,10 @@ void eng_queue_free(eng_queue *q)
 	if (!q)
 		return;
 	eng_queue_clear(q);
+	if (q->spare) {
+		free(q->spare->data);
+		free(q->spare);
+	}
 	if (q->spill_fd >= 0)
 		close(q->spill_fd);
 	free(q->scratch);
@@ -268,14 +287,25 @@ static void unspill_block(eng_queue *q, struct block *b)
 	spill_rewind(q);
 }
 
-void eng_queue_push(eng_queue *q, uint32_t id, uint32_t depth, const void *state, size_t len)
+size_t eng_queue_entry_size(size_t len) { return 16 + pad4(len); }
+
+/* Room for need more bytes at the tail: a new block when the tail's is
+ * short. */
+static struct block *room_for(eng_queue *q, size_t need)
 {
-	size_t need = 16 + pad4(len);
 	struct block *b = q->tail;
 	if (!b || b->cap - b->wr < need) {
 		size_t cap = need > BLOCK_MIN ? need : BLOCK_MIN;
-		struct block *nb = eng_xcalloc(1, sizeof *nb);
-		nb->data = eng_xmalloc(cap);
+		struct block *nb = q->spare;
+		if (nb && cap == BLOCK_MIN) {
+			unsigned char *data = nb->data;
+			memset(nb, 0, sizeof *nb);
+			nb->data = data;
+			q->spare = NULL;
+		} else {
+			nb = eng_xcalloc(1, sizeof *nb);
+			nb->data = eng_xmalloc(cap);
+		}
 		nb->prev = b;
 		nb->cap = cap;
 		q->mem_blocks++;
@@ -290,17 +320,48 @@ void eng_queue_push(eng_queue *q, uint32_t id, uint32_t depth, const void *state
 			spill_block(q, b);
 		b = nb;
 	}
-	unsigned char *p = b->data + b->wr;
+	return b;
+}
+
+size_t eng_queue_put_at(unsigned char *p, uint32_t id, uint32_t depth, const void *state, size_t len)
+{
 	uint32_t l32 = (uint32_t)len;
 	memcpy(p, &id, 4);
 	memcpy(p + 4, &depth, 4);
 	memcpy(p + 8, &l32, 4);
 	if (len)
 		memcpy(p + 12, state, len);
+	memset(p + 12 + len, 0, pad4(len) - len);
 	memcpy(p + 12 + pad4(len), &l32, 4);
+	return 16 + pad4(len);
+}
+
+void eng_queue_push(eng_queue *q, uint32_t id, uint32_t depth, const void *state, size_t len)
+{
+	size_t need = 16 + pad4(len);
+	struct block *b = room_for(q, need);
+	eng_queue_put_at(b->data + b->wr, id, depth, state, len);
 	b->wr += need;
 	b->ents++;
 	q->count++;
+	CMC_ASSERT_INTERNAL(queue_check_op(q));
+}
+
+unsigned char *eng_queue_reserve(eng_queue *q, size_t bytes)
+{
+	struct block *b = room_for(q, bytes);
+	return b->data + b->wr;
+}
+
+void eng_queue_commit(eng_queue *q, size_t bytes, uint64_t n)
+{
+	struct block *b = q->tail;
+	CMC_ASSERT(n == 0 || (b && b->cap - b->wr >= bytes));
+	if (!n)
+		return;
+	b->wr += bytes;
+	b->ents += n;
+	q->count += n;
 	CMC_ASSERT_INTERNAL(queue_check_op(q));
 }
 
@@ -320,6 +381,60 @@ static void take(eng_queue *q, const unsigned char *p, eng_qentry *out)
 	out->state = q->scratch;
 }
 
+/* Breadth-first: the head block, once the empty ones before it are gone. */
+static struct block *head_block(eng_queue *q)
+{
+	struct block *b = q->head;
+	while (b->rd == b->wr) {
+		CMC_ASSERT(b->next); /* count > 0: a later block holds one */
+		q->head = b->next;
+		q->head->prev = NULL;
+		block_retire(q, b);
+		b = q->head;
+		unspill_block(q, b);
+	}
+	return b;
+}
+
+size_t eng_queue_peek(eng_queue *q, size_t max, const unsigned char **ents)
+{
+	CMC_ASSERT(!q->lifo);
+	if (!q->count)
+		return 0;
+	struct block *b = head_block(q);
+	size_t n = 0;
+	for (size_t off = b->rd; off < b->wr && n < max; n++) {
+		uint32_t l32;
+		ents[n] = b->data + off;
+		memcpy(&l32, b->data + off + 8, 4);
+		off += 16 + pad4(l32);
+	}
+	return n;
+}
+
+void eng_queue_drop(eng_queue *q, size_t n)
+{
+	struct block *b = q->head;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t l32;
+		memcpy(&l32, b->data + b->rd + 8, 4);
+		b->rd += 16 + pad4(l32);
+	}
+	b->ents -= n;
+	q->count -= n;
+	CMC_ASSERT_INTERNAL(queue_check_op(q));
+}
+
+void eng_queue_entry(const unsigned char *p, eng_qentry *out)
+{
+	uint32_t l32;
+	memcpy(&out->id, p, 4);
+	memcpy(&out->depth, p + 4, 4);
+	memcpy(&l32, p + 8, 4);
+	out->len = l32;
+	out->state = p + 12;
+}
+
 bool eng_queue_pop(eng_queue *q, eng_qentry *out)
 {
 	if (!q->count)
@@ -330,7 +445,7 @@ bool eng_queue_pop(eng_queue *q, eng_qentry *out)
 			CMC_ASSERT(b->prev); /* count > 0: an earlier block holds one */
 			q->tail = b->prev;
 			q->tail->next = NULL;
-			block_free(q, b);
+			block_retire(q, b);
 			b = q->tail;
 			unspill_block(q, b);
 		}
@@ -346,7 +461,7 @@ bool eng_queue_pop(eng_queue *q, eng_qentry *out)
 			CMC_ASSERT(b->next);
 			q->head = b->next;
 			q->head->prev = NULL;
-			block_free(q, b);
+			block_retire(q, b);
 			b = q->head;
 			unspill_block(q, b);
 		}

@@ -21,6 +21,27 @@ typedef struct eng_qentry {
 eng_queue *eng_queue_new(bool lifo);
 void eng_queue_free(eng_queue *q);
 void eng_queue_push(eng_queue *q, uint32_t id, uint32_t depth, const void *state, size_t len);
+/*
+ * Many entries at once, written by other threads (level.c): reserve room
+ * for entries of `bytes` bytes in all (eng_queue_entry_size() each), write
+ * them at the address returned, in queue order, with eng_queue_put_at()
+ * (any thread), then count them in: eng_queue_commit() (bytes exactly as
+ * reserved, n entries).  Nothing else may use the queue in between.
+ */
+size_t eng_queue_entry_size(size_t len);
+unsigned char *eng_queue_reserve(eng_queue *q, size_t bytes);
+size_t eng_queue_put_at(unsigned char *p, uint32_t id, uint32_t depth, const void *state, size_t len);
+void eng_queue_commit(eng_queue *q, size_t bytes, uint64_t n);
+/*
+ * Breadth-first, without copying: the addresses of up to max entries at
+ * the head (only the head block's: fewer may come back than wait), left
+ * in the queue and valid until they are dropped or the queue is popped or
+ * cleared (pushes leave them be); eng_queue_entry() reads one (its state
+ * is 4-byte aligned only); eng_queue_drop() takes the first n of them.
+ */
+size_t eng_queue_peek(eng_queue *q, size_t max, const unsigned char **ents);
+void eng_queue_entry(const unsigned char *p, eng_qentry *out);
+void eng_queue_drop(eng_queue *q, size_t n);
 bool eng_queue_pop(eng_queue *q, eng_qentry *out);
 uint64_t eng_queue_len(const eng_queue *q);
 void eng_queue_clear(eng_queue *q);

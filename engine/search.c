@@ -68,6 +68,7 @@ void eng_search_free(eng_search *s)
 	eng__defer_free(s);
 	eng_labels_free(s->labels);
 	eng__pool_free(s);
+	eng__level_free(s);
 	free(s);
 }
 
@@ -542,6 +543,13 @@ static void settle(eng_search *s)
 	eng__flush_pending(s);
 }
 
+void eng__expand_now(eng_search *s, uint32_t id, uint32_t depth, const void *state, size_t len)
+{
+	expand(s, id, depth, state, len);
+	settle(s);
+	eng__tick(s);
+}
+
 /* One thread, until the frontier is empty, the search stops, or `until`
  * (a time; 0: none) has passed. */
 static void run_one(eng_search *s, double until)
@@ -582,6 +590,22 @@ static void run_pool(eng_search *s, double until)
 	}
 }
 
+/* Models on threads (level.c), likewise; a segment under way is searched
+ * whole before it returns, or its rest left in the queue. */
+static void run_level(eng_search *s, double until)
+{
+	while (!s->stop && eng_queue_len(s->q)) {
+		eng__level_step(s);
+		uint64_t f = eng_queue_len(s->q);
+		if (f > s->st.frontier_max)
+			s->st.frontier_max = f;
+		s->ticks |= 255;
+		eng__tick(s);
+		if (until && eng_now() >= until)
+			return;
+	}
+}
+
 /*
  * With --jobs left at its default, whether threads pay depends on the
  * frontend and the machine: a model's state costs less to expand than to
@@ -596,7 +620,10 @@ static bool pool_wins(eng_search *s)
 {
 	double t = eng_now();
 	uint64_t g = s->st.generated;
-	run_pool(s, t + PROBE_S);
+	if (s->level)
+		run_level(s, t + PROBE_S);
+	else
+		run_pool(s, t + PROBE_S);
 	double t2 = eng_now();
 	double par = (double)(s->st.generated - g) / (t2 - t > 0 ? t2 - t : 1e-9);
 	g = s->st.generated;
@@ -614,13 +641,18 @@ int eng_search_run(eng_search *s)
 	s->next_tick = s->t0 + s->o.progress_interval;
 	if (eng_search_init(s) < 0)
 		goto out;
+	if (s->o.jobs > 1 && s->o.order == ENG_BFS && !s->one_job && !s->pool && !s->level &&
+	    eng__level_usable(s))
+		eng__level_start(s);
 	if (s->o.jobs > 1 && s->o.order == ENG_BFS && !s->one_job &&
-	    (s->pool || eng__pool_start(s) == 0)) {
+	    (s->level || s->pool || eng__pool_start(s) == 0)) {
 		if (s->o.jobs_auto && !s->probed) {
 			s->probed = true;
 			s->one_job = !pool_wins(s);
 		}
-		if (!s->one_job)
+		if (!s->one_job && s->level)
+			run_level(s, 0);
+		else if (!s->one_job)
 			run_pool(s, 0);
 	}
 	run_one(s, 0);
@@ -655,6 +687,7 @@ bool eng_search_is_valid(const eng_search *s)
 		fpset_is_valid(s->canon_set);
 	eng_queue_is_valid(s->q);
 	eng__pool_is_valid(s);
+	eng__level_is_valid(s);
 	CMC_VALID(s->nls <= MAX_LISTENERS && s->nbatch <= BATCH && s->npend <= s->pend_cap &&
 			  s->ndefer <= s->defer_cap && s->nedges <= s->edges_cap &&
 			  s->arena_len <= s->arena_cap,

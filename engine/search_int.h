@@ -1,7 +1,8 @@
 /*
  * search_int.h — the search's state, shared by search.c (the loop, one
- * state at a time) and parallel.c (many states expanded by worker threads,
- * admitted in the same order).  Private to the engine.
+ * state at a time), parallel.c (many states expanded by worker threads,
+ * admitted in the same order) and level.c (a model's states found and
+ * numbered by every thread).  Private to the engine.
  */
 #ifndef CMC_SEARCH_INT_H
 #define CMC_SEARCH_INT_H
@@ -97,6 +98,7 @@ struct eng_search {
 	size_t arena_len, arena_cap;
 
 	struct eng_pool *pool;  /* worker threads when o.jobs > 1 */
+	struct eng_level *level; /* or these, for a model (level.c) */
 	eng_labels *labels;     /* this thread's copies of labels (labels.h) */
 
 	/* Transitions out of edges_from waiting for the on_edges() listeners
@@ -136,6 +138,17 @@ void eng__flush_pending(eng_search *s);
 eng_trace *eng__search_trace(eng_search *s, uint32_t id, size_t *lost_at);
 void eng__fail(eng_search *s, const char *what);
 void eng__tick(eng_search *s);
+
+/* Expand one state and admit its successors at once, as the one-thread
+ * search does (level.c's fallback). */
+void eng__expand_now(eng_search *s, uint32_t id, uint32_t depth, const void *state, size_t len);
+
+/* level.c: breadth-first search of a model on o.jobs threads */
+bool eng__level_usable(const eng_search *s);
+int eng__level_start(eng_search *s);
+void eng__level_step(eng_search *s);
+void eng__level_free(eng_search *s);
+bool eng__level_is_valid(const eng_search *s);
 
 /* defer.c */
 void eng__defer_put(eng_search *s, const eng_succ *x, uint32_t depth);

@@ -93,7 +93,7 @@ echo "spin bytes/state: $spin_bps"
 echo "ratio states/s cmc/spin: $(ratio "$cmc_rate" "$spin_rate")"
 echo "ratio bytes/state cmc/spin: $(ratio "$cmc_bps" "$spin_bps")"
 
-# The same search on two worker threads (engine/parallel.c): identical
+# The same search on two worker threads (engine/level.c): identical
 # counts by construction; the speed-up is what the second core buys.
 "$CMC" check "$model" --no-store --jobs 2 --json >"$tmp/cmc2.json" 2>/dev/null
 j2_secs=$(sed -n 's/.*"elapsed_s": *\([^,}]*\).*/\1/p' "$tmp/cmc2.json")

@@ -194,7 +194,8 @@ static int check_exec(int argc, char **argv)
 		o.check_deadlock = false;
 	if (a.mem)
 		o.mem_limit = (size_t)a.mem;
-	/* Results do not depend on the number of jobs (engine/parallel.c), so
+	/* Results do not depend on the number of jobs (engine/level.c,
+	 * engine/parallel.c), so
 	 * every core is used unless told otherwise. */
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = a.have_jobs ? (unsigned)a.jobs : cores > 0 ? (unsigned)cores : 1;
