@@ -483,6 +483,13 @@ static const struct lnew *next_of(const struct eng_level *L, uint64_t r, size_t 
 	eng_die("level: rank %llu is nobody's", (unsigned long long)r);
 }
 
+/* Whether a new state goes to the queue: not terminal (its key's lowest
+ * bit), not at the depth bound.  The place and push rounds must agree. */
+static bool queued(const eng_search *s, uint64_t key, uint32_t depth)
+{
+	return !(key & 1) && !(s->o.max_depth && depth >= s->o.max_depth);
+}
+
 static void place_round(struct eng_level *L, unsigned k)
 {
 	struct lwork *w = &L->w[k];
@@ -504,14 +511,12 @@ static void place_round(struct eng_level *L, unsigned k)
 		L->par[r] = src.id;
 		if (depth > w->depth)
 			w->depth = depth;
-		if (e->key & 1)
-			continue; /* terminal: never expanded */
-		if (s->o.max_depth && depth >= s->o.max_depth) {
-			w->deep = true;
-			continue;
+		if (s->o.max_depth && depth >= s->o.max_depth)
+			w->deep = true; /* as the one-thread search: terminal or not */
+		if (queued(s, e->key, depth)) {
+			w->qbytes += eng_queue_entry_size(nw->len);
+			w->qn++;
 		}
-		w->qbytes += eng_queue_entry_size(nw->len);
-		w->qn++;
 	}
 }
 
@@ -533,7 +538,7 @@ static void push_round(struct eng_level *L, unsigned k)
 		uint32_t depth = src.depth + 1;
 		if (L->tell)
 			L->info[r] = (eng_state_info){nw->id, src.id, e->label, depth, e->fp, st, nw->len, NULL, false};
-		if (!(e->key & 1) && !(s->o.max_depth && depth >= s->o.max_depth))
+		if (queued(s, e->key, depth))
 			p += eng_queue_put_at(p, nw->id, depth, st, nw->len);
 	}
 }

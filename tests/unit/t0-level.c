@@ -118,8 +118,77 @@ static bool same_stats(const eng_stats *a, const eng_stats *b)
 	       a->bounded == b->bounded;
 }
 
+/* A frontend of a chain 0 -> 1 -> ... -> 50 whose every state k also
+ * reaches 1000 + k, a state with no successors by design (terminal): at
+ * depth 52 there is only 1050, a terminal state. */
+static int c_initial(eng_frontend *fe, eng_succ_fn fn, void *ctx)
+{
+	static uint32_t zero = 0;
+	eng_succ x = {0};
+	x.state = &zero;
+	x.state_len = sizeof zero;
+	x.fp = eng_fp_of(&zero, sizeof zero);
+	return fn(ctx, &x), 0;
+}
+
+static int c_next(eng_frontend *fe, const void *state, size_t len, eng_succ_fn fn, void *ctx)
+{
+	uint32_t k, n[2];
+	memcpy(&k, state, sizeof k);
+	n[0] = k + 1;
+	n[1] = 1000 + k;
+	for (int i = 0; i < 2 && k <= 50; i++) {
+		if (i == 0 && k == 50)
+			continue; /* the chain ends at 50, whose one successor is terminal */
+		eng_succ x = {0};
+		x.label = i ? "end" : "inc";
+		x.state = &n[i];
+		x.state_len = sizeof n[i];
+		x.fp = eng_fp_of(&n[i], sizeof n[i]);
+		x.terminal = i == 1;
+		if (!fn(ctx, &x))
+			break;
+	}
+	return 0;
+}
+
+static eng_frontend *c_clone(eng_frontend *fe) { return fe; }
+
+static const struct eng_frontend_ops chain_ops = {.kind = "model", .initial = c_initial, .next = c_next,
+						   .clone = c_clone};
+
+/* The chain to depth `depth` on `jobs` threads. */
+static eng_stats chain(unsigned jobs, uint32_t depth, bool *level)
+{
+	eng_frontend fe = {&chain_ops, true, "chain"};
+	eng_opts o;
+	eng_opts_default(&o);
+	o.jobs = jobs;
+	o.max_depth = depth;
+	eng_search *s = eng_search_new(&fe, &o);
+	eng_search_run(s);
+	eng_stats st = *eng_search_stats(s);
+	*level = s->level != NULL;
+	eng_search_free(s);
+	return st;
+}
+
 int main(void)
 {
+	/* A terminal state at the depth bound still says the bound cut the
+	 * search, as the one-thread search says (the first version of the
+	 * threads' search only said so for states it would have queued). */
+	for (uint32_t d = 50; d <= 53; d++) {
+		bool l1, l2;
+		eng_stats a = chain(1, d, &l1), b = chain(2, d, &l2);
+		ok(l2 && a.bounded == b.bounded && a.distinct == b.distinct && a.generated == b.generated &&
+			   a.depth == b.depth,
+		   "chain to depth %u: --jobs 2 (threads' search: %s) bounded %d, %llu states, as --jobs 1 "
+		   "(bounded %d, %llu)",
+		   d, l2 ? "yes" : "no", b.bounded, (unsigned long long)b.distinct, a.bounded,
+		   (unsigned long long)a.distinct);
+	}
+
 	unsigned used = 0;
 	for (size_t i = 0; cmc_builtin_models[i]; i++) {
 		const struct cmc_model *m = cmc_builtin_models[i];
@@ -127,6 +196,11 @@ int main(void)
 			continue;
 		for (int variant = 0; variant < 3; variant++) {
 			bool kg = variant == 1;
+			/* alloc-bug keeps going through some hundred thousand
+			 * violations, each trace rebuilt: minutes under the
+			 * sanitizers, and nothing twophase-bug does not show */
+			if (kg && strcmp(m->name, "alloc-bug") == 0)
+				continue;
 			uint32_t md = variant == 2 ? 6 : 0;
 			struct run one, many;
 			run(&one, m, 1, kg, md, 0);
