@@ -101,6 +101,66 @@ int main(void)
 	free(par);
 	fpset_free(b);
 
+	/* pending states (level.c's): added under ids from the count on,
+	 * found again as pending, then numbered in another order, committed
+	 * with their parents; or taken back whole */
+	{
+		fpset *p = fpset_new(0);
+		for (uint64_t k = 0; k < 1000; k++)
+			fpset_put(p, nth(k), k ? (uint32_t)(k - 1) : ENG_NO_STATE, &fresh0);
+		enum { NP = 5000 };
+		static eng_fp pfp[NP];
+		static uint64_t where[NP];
+		for (int round = 0; round < 2; round++) {
+			uint64_t room = NP;
+			ok(fpset_pend_begin(p, room, pfp, sizeof *pfp) && fpset_pend_room(p, 1) >= NP,
+			   "pending: room for %d in every subtable", NP);
+			int bad = 0;
+			uint32_t base = (uint32_t)fpset_count(p);
+			for (uint32_t k = 0; k < NP; k++) {
+				pfp[k] = nth(500 + k); /* the first 500 are in the set */
+				uint64_t w;
+				uint32_t id = fpset_pend_put(p, pfp[k], base + k, &w);
+				if (500 + k < 1000 ? id != 500 + k : id != base + k)
+					bad++;
+				where[k] = w;
+			}
+			for (uint32_t k = 0; k < NP; k++) { /* again: found, pending or not */
+				uint64_t w;
+				if (fpset_pend_put(p, pfp[k], base + NP, &w) != (500 + k < 1000 ? 500 + k : base + k))
+					bad++;
+			}
+			ok(bad == 0, "pending: each new state added once, each lookup finds it (%d wrong)", bad);
+			if (round == 0) {
+				fpset_pend_abort(p);
+				ok(fpset_count(p) == 1000 && fpset_is_valid(p) && fpset_get(p, nth(1200)) == ENG_NO_STATE &&
+					   fpset_get(p, nth(999)) == 999,
+				   "pending: an abort takes every pending state back, the rest stays");
+				continue;
+			}
+			/* number the new ones (500 + k, k >= 500) backwards */
+			uint64_t m = NP - 500, add[FPSET_SUBS] = {0};
+			static uint32_t par[NP];
+			for (uint32_t k = 500; k < NP; k++)
+				add[fpset_sub(pfp[k])]++;
+			ok(fpset_pend_chunks(p, m, add), "pending: records for %llu", (unsigned long long)m);
+			for (uint32_t k = 500; k < NP; k++) {
+				uint32_t id = base + (uint32_t)(NP - 1 - k);
+				fpset_pend_settle(p, where[k], id, pfp[k]);
+				fpset_place(p, id, pfp[k]);
+				par[NP - 1 - k] = k; /* the set keeps parents, never checks them */
+			}
+			ok(fpset_pend_commit(p, m, par, add) && fpset_is_valid(p), "pending: committed, the set is whole");
+			bad = 0;
+			for (uint32_t k = 500; k < NP; k++)
+				if (fpset_get(p, pfp[k]) != base + NP - 1 - k || fpset_parent(p, base + NP - 1 - k) != k)
+					bad++;
+			ok(bad == 0 && fpset_count(p) == base + m, "pending: found under their ids, with parents (%d wrong)",
+			   bad);
+		}
+		fpset_free(p);
+	}
+
 	/* a memory limit is honoured and reported, never a crash */
 	fpset *t = fpset_new(4u << 20);
 	uint64_t i = 0;
