@@ -221,28 +221,14 @@ static void *grow(void *p, size_t *cap, size_t need, size_t each)
 
 static size_t arena_put(struct lwork *w, const void *p, size_t n)
 {
-	w->arena_len = (w->arena_len + 15) & ~(size_t)15;
-	if (w->arena_len + n > w->arena_cap) {
-		w->arena_cap = (w->arena_len + n) * 2 + 4096;
-		w->arena = eng_xrealloc(w->arena, w->arena_cap);
-	}
-	size_t off = w->arena_len;
-	memcpy(w->arena + off, p, n);
-	w->arena_len += n;
-	return off;
+	return eng_append16(&w->arena, &w->arena_len, &w->arena_cap, p, n);
 }
 
 static void keep_bytes(struct lwork *w, uint32_t e, const void *p, uint32_t n)
 {
-	w->len = (w->len + 15) & ~(size_t)15;
-	if (w->len + n > w->cap) {
-		w->cap = (w->len + n) * 2 + 4096;
-		w->buf = eng_xrealloc(w->buf, w->cap);
-	}
-	memcpy(w->buf + w->len, p, n);
+	size_t off = eng_append16(&w->buf, &w->len, &w->cap, p, n);
 	w->nw = grow(w->nw, &w->nw_cap, w->nnew + 1, sizeof *w->nw);
-	w->nw[w->nnew++] = (struct lnew){e, n, w->len, 0};
-	w->len += n;
+	w->nw[w->nnew++] = (struct lnew){e, n, off, 0};
 }
 
 /* Look the batch up: add what the set lacks, lower the keys of what is

@@ -456,15 +456,7 @@ bool eng_queue_pop(eng_queue *q, eng_qentry *out)
 		b->ents--;
 		take(q, b->data + b->wr, out);
 	} else {
-		struct block *b = q->head;
-		while (b->rd == b->wr) {
-			CMC_ASSERT(b->next);
-			q->head = b->next;
-			q->head->prev = NULL;
-			block_retire(q, b);
-			b = q->head;
-			unspill_block(q, b);
-		}
+		struct block *b = head_block(q);
 		unsigned char *p = b->data + b->rd;
 		uint32_t l32;
 		memcpy(&l32, p + 8, 4);

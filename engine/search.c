@@ -412,15 +412,7 @@ static bool init_cb(void *ctx, const eng_succ *x)
  * state is a C struct). */
 static size_t arena_put(eng_search *s, const void *p, size_t n)
 {
-	s->arena_len = (s->arena_len + 15) & ~(size_t)15;
-	if (s->arena_len + n > s->arena_cap) {
-		s->arena_cap = (s->arena_len + n) * 2 + 4096;
-		s->arena = eng_xrealloc(s->arena, s->arena_cap);
-	}
-	size_t off = s->arena_len;
-	memcpy(s->arena + off, p, n);
-	s->arena_len += n;
-	return off;
+	return eng_append16(&s->arena, &s->arena_len, &s->arena_cap, p, n);
 }
 
 static bool flush_batch(eng_search *s)

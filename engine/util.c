@@ -65,3 +65,16 @@ double eng_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+size_t eng_append16(unsigned char **buf, size_t *len, size_t *cap, const void *p, size_t n)
+{
+	size_t off = (*len + 15) & ~(size_t)15;
+	if (off + n > *cap) {
+		*cap = (off + n) * 2 + 4096;
+		*buf = eng_xrealloc(*buf, *cap);
+	}
+	if (n)
+		memcpy(*buf + off, p, n);
+	*len = off + n;
+	return off;
+}
