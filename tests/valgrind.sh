@@ -33,6 +33,9 @@ vg() { # NAME EXPECTED-EXIT cmc-args...
 	fi
 }
 vg check-model 0 check --jobs 2 --db v.db diehard
+# without a store a model on --jobs goes to engine/level.c
+vg check-model-level 0 check --jobs 2 --no-store twophase
+vg check-model-level-violation 1 check --jobs 2 --no-store twophase-bug
 vg check-model-violation 1 check --db v.db twophase-bug
 vg check-process 0 check --db v.db "$top/share/examples/list/list.scn"
 vg check-process-replay 0 check --exec replay --db v.db "$top/share/examples/kv/kv.scn"
