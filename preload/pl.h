@@ -104,7 +104,7 @@ pid_t pl_snap_cmc(void);
  * move the program's shared mappings there onto it (its open files:
  * pl_snap_own_files); false when the kernel refused (it then shares its
  * origin's). */
-bool pl_snap_own_cwd(char *src, char *at);
+bool pl_snap_own_cwd(char *src, char *at, int mntns);
 
 /* procfd.c (async-signal-safe): pl_put_dec writes v in decimal at out,
  * NUL-terminated, and returns the NUL's address; pl_fd_link writes

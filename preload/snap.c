@@ -236,10 +236,10 @@ static void serve(void)
 	for (uint32_t i = 0; i < m.nfds; i++)
 		if (m.to[i] == CMC_SNAP_TO_SOCKET)
 			m.to[i] = snap_fd; /* wherever snapfd.c keeps it */
-	int cgroup = -1, tasks = -1;
+	int cgroup = -1, tasks = -1, mntns = -1;
 	for (uint32_t i = 0; i < m.nfds; i++)
-		if (m.to[i] == CMC_SNAP_TO_CGROUP || m.to[i] == CMC_SNAP_TO_TASKS) {
-			*(m.to[i] == CMC_SNAP_TO_CGROUP ? &cgroup : &tasks) = fds[i];
+		if (m.to[i] == CMC_SNAP_TO_CGROUP || m.to[i] == CMC_SNAP_TO_TASKS || m.to[i] == CMC_SNAP_TO_MNTNS) {
+			*(m.to[i] == CMC_SNAP_TO_CGROUP ? &cgroup : m.to[i] == CMC_SNAP_TO_TASKS ? &tasks : &mntns) = fds[i];
 			m.to[i] = -1; /* not installed: closed in the child too */
 		}
 	pid_t cmc = (pid_t)sys(SYS_getppid, 0, 0, 0, 0, 0);
@@ -276,7 +276,7 @@ static void serve(void)
 		 * outside takes (measured: 17 against 42 us a move). */
 		if (tasks >= 0 && !no_self_move && sys(SYS_write, tasks, (long)"0", 1, 0, 0) == 1)
 			flags |= CMC_SNAP_IN_TASKS;
-		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at))
+		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at, mntns))
 			flags |= CMC_SNAP_OWN_CWD;
 		/* its open files' offsets, and unnamed files' contents */
 		pl_snap_own_files((flags & CMC_SNAP_OWN_CWD) ? m.cwd_at : NULL, snap_fd);

@@ -96,29 +96,63 @@ static void remap_under(const char *at)
 }
 
 /*
+ * Enter the namespace cmc made for this child (engine/proc/scratchns.c),
+ * its copy already mounted: no mount to make here and none to tear down
+ * when it dies.  Entering resets the root and the working directory to
+ * the namespace's: so only a program at the machine's root (not one that
+ * chrooted, whose root this would undo), and the working directory is
+ * taken back afterwards, by its descriptor when it is not under the copy
+ * (the caller goes into it again by path when it is).  False, with
+ * nothing changed, when there is none or it cannot be entered.
+ */
+static bool enter_made(int mntns, bool under)
+{
+	char root[2];
+	if (mntns < 0 || raw(SYS_readlink, (long)"/proc/self/root", (long)root, sizeof root, 0, 0) != 1 ||
+	    root[0] != '/')
+		return false;
+	int here = under ? -1 : (int)raw(SYS_open, (long)".", O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	if (!under && here < 0)
+		return false;
+	bool ok = raw(SYS_setns, mntns, CLONE_NEWNS, 0, 0, 0) == 0;
+	if (here >= 0) {
+		if (ok)
+			raw(SYS_fchdir, here, 0, 0, 0, 0);
+		raw(SYS_close, here, 0, 0, 0, 0);
+	}
+	return ok;
+}
+
+/*
  * In a fork child: its own working directory (src, a copy of its
  * origin's that cmc made) mounted where its origin's is (at), in a mount
- * namespace of its own, so that what it writes there no sibling sees; if
+ * namespace of its own (the one cmc made for it, mntns, else one it makes), so that what it writes there no sibling sees; if
  * the program works there, into it again, and the shared mappings of
  * files there mapped again on the copy (the files it holds open there:
  * pl_snap_own_files(), next).  The origin's mount is detached first (one layer, not a stack
  * that grows with the depth).  False when the kernel refused: it then
  * shares its origin's.
  */
-bool pl_snap_own_cwd(char *src, char *at)
+bool pl_snap_own_cwd(char *src, char *at, int mntns)
 {
 	src[CMC_SNAP_CWD_MAX - 1] = at[CMC_SNAP_CWD_MAX - 1] = 0;
+	if (src[0] != '/' || at[0] != '/')
+		return false;
 	char was[4096];
 	long n = raw(SYS_getcwd, (long)was, sizeof was, 0, 0, 0);
-	bool ok = src[0] == '/' && at[0] == '/' && raw(SYS_unshare, CLONE_NEWNS, 0, 0, 0, 0) == 0;
-	if (ok) {
-		raw(SYS_umount2, (long)at, MNT_DETACH, 0, 0, 0); /* the origin's */
-		ok = raw(SYS_mount, (long)src, (long)at, 0, MS_BIND, 0) == 0;
-	}
-	if (!ok)
-		return false;
 	size_t len = strlen(at);
-	if (n > 0 && !strncmp(was, at, len) && (was[len] == 0 || was[len] == '/'))
+	bool under = n > 0 && !strncmp(was, at, len) && (was[len] == 0 || was[len] == '/');
+	if (!enter_made(mntns, under)) {
+		/* one of its own: a copy of its origin's, whose mount is
+		 * detached first (one layer, not a stack that grows with the
+		 * depth) */
+		if (raw(SYS_unshare, CLONE_NEWNS, 0, 0, 0, 0) != 0)
+			return false;
+		raw(SYS_umount2, (long)at, MNT_DETACH, 0, 0, 0);
+		if (raw(SYS_mount, (long)src, (long)at, 0, MS_BIND, 0) != 0)
+			return false;
+	}
+	if (under)
 		raw(SYS_chdir, (long)was, 0, 0, 0, 0);
 	remap_under(at);
 	return true;

@@ -35,6 +35,21 @@ for ex in replay fork; do
 	is "$ex: no copy is left behind" "$(ls -A tmp | wc -l)" 0
 done
 ok "the fork executor forked" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" w.fork.1.err
+# A child's copy goes to the next child once its target is gone, emptied,
+# with the mount namespace cmc made for it (engine/proc/scratchns.c): the
+# searches above judged that no state sees a file an earlier holder wrote.
+ok "the fork executor handed copies on, with their namespaces" \
+	grep -q "working directories: [1-9][0-9]* copies made, [1-9][0-9]* with a namespace made ahead, [1-9][0-9]* handed on" w.fork.1.err
+# A child enters the namespace cmc made for it: its working directory is
+# the one its origin had, under the copy or elsewhere.
+printf 'target %s\ncwd work\nop out "inc\\ncd /proc\\n" once\nop back "inc\\ncd %s\\n" once\nop where "pwd\\n"\nop w "inc\\nwrite two\\n" once\ndepth 4\nraw symbol counter\nproperty reply where "PWD /?*"\n' \
+	"$PT" "$T/work" >pwd.scn
+for ex in replay fork; do
+	"$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json pwd.scn >pwd.$ex.json 2>pwd.$ex.err
+	is "$ex: a child keeps its origin's working directory (exit 0)" "$?" 0
+	json_untimed pwd.$ex.json >pwd.$ex.cmp
+done
+ok "pwd: identical --json under fork and replay" diff pwd.replay.cmp pwd.fork.cmp
 ok "replay, one worker and two: identical --json" diff w.replay.1.cmp w.replay.2.cmp
 ok "replay and fork: identical --json" diff w.replay.1.cmp w.fork.1.cmp
 ok "fork, one worker and two: identical --json" diff w.fork.1.cmp w.fork.2.cmp

@@ -133,9 +133,10 @@ size_t fork_fit_fds(const char *path, size_t limit)
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct rlimit rl;
 	/* per snapshot: its input channel, snapshot socket, output, canonical
-	 * and control pipes, three /proc files (fork_snap_trim()), and up to six files
-	 * of its jail (limits.c); and cmc's own */
-	rlim_t need = (rlim_t)limit * 16 + 256;
+	 * and control pipes, three /proc files (fork_snap_trim()), up to six files
+	 * of its jail (limits.c) and its working directory's namespace
+	 * (scratchns.c); and cmc's own */
+	rlim_t need = (rlim_t)limit * 17 + 256;
 	pthread_mutex_lock(&mu);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
 		if (!proc_nofile_orig)
@@ -144,7 +145,7 @@ size_t fork_fit_fds(const char *path, size_t limit)
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 		if (rl.rlim_cur < need) {
-			size_t fit = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 16 : 64;
+			size_t fit = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 17 : 64;
 			if (fit < limit) {
 				fprintf(stderr, "cmc: %s: the fd limit (%llu) holds %zu snapshots, not %zu\n", path,
 					(unsigned long long)rl.rlim_cur, fit, limit);

@@ -155,6 +155,12 @@ struct proc_target *fork_child(struct forkx *f, struct snap *s, const struct pro
 		if (strlen(proc_scratch_dir(cwd)) < sizeof m.cwd_src) {
 			snprintf(m.cwd_at, sizeof m.cwd_at, "%s", proc_scratch_at(p->scratch));
 			snprintf(m.cwd_src, sizeof m.cwd_src, "%s", proc_scratch_dir(cwd));
+			/* the namespace made for it, which the child enters
+			 * (else it mounts cwd_src in one of its own) */
+			if (proc_scratch_nsfd(cwd) >= 0) {
+				send_fds[m.nfds] = proc_scratch_nsfd(cwd);
+				to[m.nfds++] = CMC_SNAP_TO_MNTNS;
+			}
 		} else {
 			proc_scratch_unref(cwd);
 			cwd = NULL;

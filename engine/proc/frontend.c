@@ -26,6 +26,7 @@
 #include "pages.h"
 #include "prop.h"
 #include "scenario.h"
+#include "scratch.h"
 #include "target.h"
 #include "util.h"
 
@@ -480,6 +481,11 @@ static void proc_destroy(eng_frontend *fe)
 				"%llu pages hashed, %llu reused from a snapshot's cache\n",
 				(unsigned long long)ps.incremental, (unsigned long long)ps.full,
 				(unsigned long long)ps.hashed, (unsigned long long)ps.reused);
+			struct proc_scratch_stats ss;
+			proc_scratch_stats(&ss);
+			fprintf(stderr, "cmc: process: fork children's working directories: %llu copies made, "
+				"%llu with a namespace made ahead, %llu handed on\n",
+				ss.copies, ss.namespaces, ss.reused);
 			uint64_t on, ons;
 			proc_observe_stats(&on, &ons);
 			fprintf(stderr, "cmc: process: raw observation: %llu, %.1f us each (window read "

@@ -55,7 +55,24 @@ struct proc_scratch {
 	unsigned refs;
 	char *dir;      /* cmc's copy */
 	char *at;       /* where the target sees it */
+	int nsfd;       /* a fork child's: the namespace with dir at `at`, or -1 */
 };
+
+/*
+ * Spares: fork children's copies whose last target is gone, emptied, each
+ * with its namespace (nsfd >= 0), for the next child to be handed on
+ * instead of made anew (scratchns.c says what that saves).  Invariants:
+ * nspare <= SPARE_MAX; a spare has refs == 0, nsfd >= 0 and an empty dir;
+ * all are removed at exit (spare_drain()).  A copy is handed on only once
+ * its last target has been reaped (proc_target_kill() drops its reference
+ * after waitpid and after the jail's processes are killed), so no process
+ * is left in its namespace to see the next child's files.
+ */
+#define SPARE_MAX 32
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct proc_scratch *spare[SPARE_MAX];
+static unsigned nspare;
+static unsigned long long st_copies, st_namespaces, st_reused;
 
 /* ---- the seed: a copy of the scenario's directory ---------------------- */
 
@@ -153,6 +170,26 @@ static void rm_tree(const char *dir)
 	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
+static int rm_inner(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return ftw->level > 0 ? rm_one(path, st, flag, ftw) : 0;
+}
+
+/* Empty dir, keeping it: 0 when nothing is left in it. */
+static int empty_dir(const char *dir)
+{
+	nftw(dir, rm_inner, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = d ? 0 : -1;
+	while (d && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* Where the copies go: $TMPDIR when set, else /dev/shm (a tmpfs: making
  * and removing a directory there costs a fraction of what it costs on a
  * disk, once per fork child), else /tmp. */
@@ -248,10 +285,58 @@ static void hold_lock(void)
 		atexit(drop_lock); /* fd itself is held for cmc's lifetime */
 }
 
+static void destroy(struct proc_scratch *s)
+{
+	if (s->nsfd >= 0)
+		close(s->nsfd);
+	rm_tree(s->dir);
+	free(s->dir);
+	free(s->at);
+	free(s);
+}
+
+static void spare_drain(void)
+{
+	pthread_mutex_lock(&spare_mu);
+	while (nspare)
+		destroy(spare[--nspare]);
+	pthread_mutex_unlock(&spare_mu);
+}
+
+/* A spare seen at `at`, or NULL. */
+static struct proc_scratch *spare_take(const char *at)
+{
+	struct proc_scratch *s = NULL;
+	pthread_mutex_lock(&spare_mu);
+	for (unsigned i = nspare; i-- > 0;)
+		if (!strcmp(spare[i]->at, at)) {
+			s = spare[i];
+			spare[i] = spare[--nspare];
+			break;
+		}
+	pthread_mutex_unlock(&spare_mu);
+	return s;
+}
+
+/* Keep s (refs 0, nsfd >= 0) as a spare: false when it cannot be emptied
+ * or the spares are full. */
+static bool spare_put(struct proc_scratch *s)
+{
+	if (empty_dir(s->dir) != 0)
+		return false;
+	pthread_mutex_lock(&spare_mu);
+	bool kept = nspare < SPARE_MAX;
+	if (kept)
+		spare[nspare++] = s;
+	pthread_mutex_unlock(&spare_mu);
+	return kept;
+}
+
 static void sweep_and_lock(void)
 {
 	sweep_once();
 	hold_lock();
+	atexit(spare_drain); /* before drop_lock(): atexit runs backwards */
 }
 
 /* ---- the contract ------------------------------------------------------ */
@@ -312,6 +397,7 @@ struct proc_scratch *proc_scratch_new(const struct proc_scenario *sc, char *err,
 	s->refs = 1;
 	s->dir = eng_xstrdup(dir);
 	s->at = eng_xstrdup(at);
+	s->nsfd = -1;
 	return s;
 }
 
@@ -319,6 +405,16 @@ struct proc_scratch *proc_scratch_fork(const struct proc_scratch *origin)
 {
 	if (!origin || !strcmp(origin->at, origin->dir))
 		return NULL; /* not mounted anywhere: nothing to mount over */
+	struct proc_scratch *s = spare_take(origin->at);
+	if (s) {
+		if (copy_dir(origin->dir, s->dir)) {
+			destroy(s);
+			return NULL;
+		}
+		__atomic_add_fetch(&st_reused, 1, __ATOMIC_RELAXED);
+		s->refs = 1;
+		return s;
+	}
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s/cmc-cwd.%d-XXXXXX", scratch_base(), (int)getpid());
 	if (!mkdtemp(dir))
@@ -327,11 +423,27 @@ struct proc_scratch *proc_scratch_fork(const struct proc_scratch *origin)
 		rm_tree(dir);
 		return NULL;
 	}
-	struct proc_scratch *s = eng_xcalloc(1, sizeof *s);
+	__atomic_add_fetch(&st_copies, 1, __ATOMIC_RELAXED);
+	s = eng_xcalloc(1, sizeof *s);
 	s->refs = 1;
 	s->dir = eng_xstrdup(dir);
 	s->at = eng_xstrdup(origin->at);
+	s->nsfd = proc_scratch_ns_make(s->dir, s->at);
+	if (s->nsfd >= 0)
+		__atomic_add_fetch(&st_namespaces, 1, __ATOMIC_RELAXED);
 	return s;
+}
+
+int proc_scratch_nsfd(const struct proc_scratch *s)
+{
+	return s ? s->nsfd : -1;
+}
+
+void proc_scratch_stats(struct proc_scratch_stats *out)
+{
+	out->copies = __atomic_load_n(&st_copies, __ATOMIC_RELAXED);
+	out->namespaces = __atomic_load_n(&st_namespaces, __ATOMIC_RELAXED);
+	out->reused = __atomic_load_n(&st_reused, __ATOMIC_RELAXED);
 }
 
 const char *proc_scratch_dir(const struct proc_scratch *s)
@@ -365,8 +477,7 @@ void proc_scratch_unref(struct proc_scratch *s)
 {
 	if (!s || __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	rm_tree(s->dir);
-	free(s->dir);
-	free(s->at);
-	free(s);
+	if (s->nsfd >= 0 && spare_put(s))
+		return;
+	destroy(s);
 }

@@ -350,7 +350,11 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
  *          was there, goes into it again; FORKED's flags then have
  *          CMC_SNAP_OWN_CWD (without it, it shares its origin's).  Paths,
  *          not an fd: a mount is made from a path in the child's own
- *          namespace, which an fd of cmc's is not.
+ *          namespace, which an fd of cmc's is not.  An fd sent for
+ *          CMC_SNAP_TO_MNTNS is such a namespace made ahead by cmc, the
+ *          copy already mounted at cwd_at (engine/proc/scratchns.c),
+ *          not installed: the child enters it (setns) instead of making
+ *          its own, and mounts cwd_src itself only if that fails.
  *   ERROR  target -> cmc: a = errno of what failed (no child then).
  *   CONFIG cmc -> target, first on the socket, before the target runs:
  *          a = the real port of a tcp target (section 4's end), or 0.
@@ -376,13 +380,14 @@ static inline const char *cmc_region_hdr_invalid(const struct cmc_region_hdr *h,
 #define CMC_SNAP_ERROR 4u
 #define CMC_SNAP_GO 5u
 #define CMC_SNAP_CONFIG 6u
-#define CMC_SNAP_MAXFDS 8
+#define CMC_SNAP_MAXFDS 9
 #define CMC_SNAP_TO_CONN (-2)
 #define CMC_SNAP_TO_CGROUP (-3)
 #define CMC_SNAP_TO_TASKS (-4)
 #define CMC_SNAP_TO_SOCKET (-5) /* the child's own snapshot socket: where the
 				 * preload keeps it (CMC_SNAP_FD, unless the
 				 * program put a file there: preload/snapfd.c) */
+#define CMC_SNAP_TO_MNTNS (-6) /* the mount namespace with cwd_src at cwd_at */
 #define CMC_SNAP_CWD_MAX 256
 #define CMC_SNAP_IN_CGROUP 1u
 #define CMC_SNAP_IN_TASKS 2u
@@ -399,6 +404,9 @@ struct cmc_snap_msg {
 	char cwd_at[CMC_SNAP_CWD_MAX];  /* FORK: where the origin's directory is mounted, */
 	char cwd_src[CMC_SNAP_CWD_MAX]; /* and the child's own copy ("": none) */
 };
+/* share/examples/hostile/hostile.c forges a whole one (t6400): a change of
+ * size is a change there too. */
+_Static_assert(sizeof(struct cmc_snap_msg) == 576, "struct cmc_snap_msg: update hostile.c's forgery");
 
 /* Does a child wait for GO: it was sent a v2 cgroup (sent_cgroup) or a v1
  * `tasks` file (sent_tasks) and its FORKED flags say it did not get in.

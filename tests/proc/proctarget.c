@@ -26,6 +26,8 @@
  *   mw         count in the first byte of --map's mapping -> MAPPED n
  *   ids        its process ids      -> IDS pid ppid pgrp pgid sid
  *   files      how many entries its working directory has -> FILES n
+ *   cd D       chdir(D)                  -> OK (ERR when refused)
+ *   pwd        its working directory    -> PWD path
  *   env        keep a heap copy of the environment's strings and of the
  *              address of a local variable (as shells and interpreters
  *              do)                       -> OK
@@ -256,6 +258,12 @@ static void command(const char *line)
 			closedir(d);
 		char b[32];
 		snprintf(b, sizeof b, "FILES %d\n", n);
+		say(b);
+	} else if (!strncmp(line, "cd ", 3)) {
+		say(chdir(line + 3) == 0 ? "OK\n" : "ERR\n");
+	} else if (!strcmp(line, "pwd")) {
+		char b[600], w[512];
+		snprintf(b, sizeof b, "PWD %s\n", getcwd(w, sizeof w) ? w : "?");
 		say(b);
 	} else if (!strcmp(line, "altq")) {
 		stack_t o;

@@ -249,9 +249,9 @@ static void evil(const char *mode, struct item *head)
 	}
 	if (!strcmp(mode, "snapgarb")) {
 		/* a whole forged FORKED naming pid 1 (struct cmc_snap_msg of
-		 * preload/layout/cmc_region.h: 572 bytes, magic, kind 3, a = pid),
+		 * preload/layout/cmc_region.h: 576 bytes, magic, kind 3, a = pid),
 		 * then a line of junk */
-		static unsigned int forged[143] = {0x50534d43u, 3u, 1u};
+		static unsigned int forged[144] = {0x50534d43u, 3u, 1u};
 		static const char junk[] = "garbage on the snapshot socket\n";
 		ssize_t r1 = write(1000, forged, sizeof forged), r2 = write(1000, junk, sizeof junk);
 		printf("OK %d %d\n", r1 > 0, r2 > 0);
