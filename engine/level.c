@@ -527,6 +527,8 @@ static void push_round(struct eng_level *L, unsigned k)
 		if (queued(s, e->key, depth))
 			p += eng_queue_put_at(p, nw->id, depth, st, nw->len);
 	}
+	/* the place round counted exactly these bytes */
+	CMC_ASSERT(p == L->qbase + w->qoff + w->qbytes);
 }
 
 static void run_phase(struct eng_level *L, unsigned k)
