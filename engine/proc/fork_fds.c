@@ -126,6 +126,31 @@ size_t fork_presend(int fd, bool tcp, const struct proc_op *op)
 
 unsigned long proc_nofile_orig;
 
+/*
+ * Make cmc's descriptor table hold `want` fds now, in one step.  The
+ * kernel grows a process's table by doubling it as fds are opened, and in
+ * a process of several threads each growth waits for an RCU grace period
+ * (expand_files()): the pool's descriptors, opened one by one as its
+ * snapshots fill, took five or six of them, 8-25 ms each, with every
+ * worker stopped (perf sched: a --jobs 2 run of 333 transitions idle on
+ * both cpus a third of its time).  One fd placed at the top costs that
+ * wait once; a table already that large costs nothing.
+ */
+static void grow_fd_table(size_t want)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2)
+		return;
+	if ((rlim_t)want > rl.rlim_cur)
+		want = (size_t)rl.rlim_cur;
+	int fd = open("/", O_PATH | O_CLOEXEC);
+	int top = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, (int)(want - 1));
+	if (top >= 0)
+		close(top);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Two fds per snapshot: raise the soft fd limit to fit the pool (targets
  * get the original back, spawn.c), or shrink the pool to the limit. */
 size_t fork_fit_fds(const char *path, size_t limit)
@@ -153,6 +178,7 @@ size_t fork_fit_fds(const char *path, size_t limit)
 			}
 		}
 	}
+	grow_fd_table(limit * 17 + 256);
 	pthread_mutex_unlock(&mu);
 	return limit;
 }
