@@ -118,9 +118,10 @@ int pl_list_fds(int *fds, int max, int skip);
 /* snapfiles.c: in a fork child, after pl_snap_own_cwd (at: the copy's
  * mount, NULL when none): each regular file the program holds open gets a
  * file description of its own (offset; under at, on the copy), and an
- * unnamed one (tmpfile, a memfd) a copy of its contents.
- * Async-signal-safe. */
-void pl_snap_own_files(const char *at, int snap_fd);
+ * unnamed one (tmpfile, a memfd) a copy of its contents.  The nrecv fds
+ * in recv are cmc's, just received with the FORK (not the program's:
+ * passed over).  Async-signal-safe. */
+void pl_snap_own_files(const char *at, int snap_fd, const int *recv, unsigned nrecv);
 
 /* snap.c: the real port of a tcp target, from cmc's CONFIG message on the
  * snapshot socket (cmc_region.h); 0 when there is none. */

@@ -279,7 +279,7 @@ static void serve(void)
 		if (m.cwd_src[0] && pl_snap_own_cwd(m.cwd_src, m.cwd_at, mntns))
 			flags |= CMC_SNAP_OWN_CWD;
 		/* its open files' offsets, and unnamed files' contents */
-		pl_snap_own_files((flags & CMC_SNAP_OWN_CWD) ? m.cwd_at : NULL, snap_fd);
+		pl_snap_own_files((flags & CMC_SNAP_OWN_CWD) ? m.cwd_at : NULL, snap_fd, fds, got);
 		/* still on the origin's socket: the answer to its request */
 		reply(CMC_SNAP_FORKED, (int32_t)sys(SYS_getpid, 0, 0, 0, 0, 0), conn_fd, flags);
 		install(&m, fds);

@@ -99,7 +99,15 @@ static bool under(const char *path, const char *at)
 	return len && !strncmp(path, at, len) && path[len] == '/';
 }
 
-void pl_snap_own_files(const char *at, int snap_fd)
+static bool received(int fd, const int *recv, unsigned nrecv)
+{
+	for (unsigned i = 0; i < nrecv; i++)
+		if (recv[i] == fd)
+			return true;
+	return false;
+}
+
+void pl_snap_own_files(const char *at, int snap_fd, const int *recv, unsigned nrecv)
 {
 	int fds[MAX_FDS];
 	int nfds = pl_list_fds(fds, MAX_FDS, snap_fd);
@@ -107,7 +115,9 @@ void pl_snap_own_files(const char *at, int snap_fd)
 		int fd = fds[i];
 		char link[32], path[4096];
 		struct stat st;
-		if (raw(SYS_fstat, fd, (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
+		/* (a cgroup's `tasks` file and a namespace's fd are regular
+		 * files too: reopening them was a dozen calls for nothing) */
+		if (received(fd, recv, nrecv) || raw(SYS_fstat, fd, (long)&st, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		long fl = raw(SYS_fcntl, fd, F_GETFL, 0, 0, 0);
 		long fdfl = raw(SYS_fcntl, fd, F_GETFD, 0, 0, 0);
