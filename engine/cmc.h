@@ -304,6 +304,12 @@ typedef struct eng_edge {
  */
 typedef struct eng_listener {
 	void (*on_state)(void *ctx, const eng_state_info *s);
+	/* n more distinct states at depth `depth`, in the order of their ids
+	 * (so depths never decrease): for a listener that only counts the
+	 * states of each depth, instead of an on_state() call each.  Several
+	 * states may come in one call (a threaded search tells a segment's
+	 * at once, and then need not build what on_state() is given). */
+	void (*on_depth)(void *ctx, uint32_t depth, uint64_t n);
 	void (*on_transition)(void *ctx, uint32_t from, uint32_t to, const char *label,
 			      const eng_obs *obs, bool new_state);
 	void (*on_edges)(void *ctx, uint32_t from, const eng_edge *e, size_t n);

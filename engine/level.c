@@ -149,6 +149,11 @@ struct __attribute__((aligned(64))) lwork {
 	bool bad;               /* a violated invariant */
 	bool deep;              /* a state the depth bound leaves unexpanded */
 	uint32_t depth;         /* the deepest state it placed */
+	/* place round: its range's states by depth, ascending (a segment's
+	 * sources span two depths at most, so its new states do too) */
+	uint32_t dd[2];
+	uint64_t dc[2];
+	unsigned nd;
 	size_t qbytes, qn;      /* place round: what of its range is queued */
 	size_t qoff;            /* push round: where its entries begin */
 	unsigned char *st;      /* a source's bytes, 16-byte aligned */
@@ -192,6 +197,7 @@ struct eng_level {
 	eng_state_info *info;   /* push round: for on_state(), by rank */
 	size_t info_cap;
 	bool tell;              /* a listener wants on_state() */
+	bool count;             /* a listener wants on_depth() */
 	unsigned backoff, skip; /* segments left to the one-thread code */
 	struct { const char *from, *to; } lcache[64];
 	/* written by every thread during a round: lines of their own */
@@ -486,6 +492,7 @@ static void place_round(struct eng_level *L, unsigned k)
 	w->qbytes = w->qn = 0;
 	w->depth = 0;
 	w->deep = false;
+	w->nd = 0;
 	for (uint64_t r = a; r < b; r++) {
 		unsigned o;
 		const struct lnew *nw = next_of(L, r, at, &o);
@@ -497,6 +504,12 @@ static void place_round(struct eng_level *L, unsigned k)
 		L->par[r] = src.id;
 		if (depth > w->depth)
 			w->depth = depth;
+		if (!w->nd || w->dd[w->nd - 1] != depth) {
+			CMC_ASSERT(w->nd < 2 && (!w->nd || w->dd[0] < depth));
+			w->dd[w->nd] = depth;
+			w->dc[w->nd++] = 0;
+		}
+		w->dc[w->nd - 1]++;
 		if (s->o.max_depth && depth >= s->o.max_depth)
 			w->deep = true; /* as the one-thread search: terminal or not */
 		if (queued(s, e->key, depth)) {
@@ -633,9 +646,12 @@ int eng__level_start(eng_search *s)
 		L->w[k].labels = eng_labels_new();
 		L->w[k].out = eng_xcalloc(L->n, sizeof *L->w[k].out);
 	}
-	for (size_t i = 0; i < s->nls; i++)
+	for (size_t i = 0; i < s->nls; i++) {
 		if (s->ls[i].on_state)
 			L->tell = true;
+		if (s->ls[i].on_depth)
+			L->count = true;
+	}
 	eng_barrier_init(&L->go, L->n);
 	eng_barrier_init(&L->done, L->n);
 	L->th = eng_xcalloc(L->n, sizeof *L->th);
@@ -762,6 +778,32 @@ static bool make_room(struct eng_level *L)
 	return fpset_pend_begin(set, L->room, L->ent, sizeof *L->ent);
 }
 
+/* on_depth(): the segment's new states by depth, the threads' ranges in
+ * id order (depths never decrease along it), a call per depth. */
+static void tell_depths(struct eng_level *L)
+{
+	eng_search *s = L->s;
+	uint32_t d = 0;
+	uint64_t c = 0;
+	for (unsigned k = 0; k <= L->n; k++) {
+		const struct lwork *w = k < L->n ? &L->w[k] : NULL;
+		for (unsigned j = 0; j < (w ? w->nd : 1); j++) {
+			if (w && w->dd[j] == d) {
+				c += w->dc[j];
+				continue;
+			}
+			CMC_ASSERT(!w || !c || w->dd[j] > d);
+			for (size_t i = 0; c && i < s->nls; i++)
+				if (s->ls[i].on_depth)
+					s->ls[i].on_depth(s->ls[i].ctx, d, c);
+			if (w) {
+				d = w->dd[j];
+				c = w->dc[j];
+			}
+		}
+	}
+}
+
 /* Queue the numbered states and tell the listeners, in id order. */
 static void admit_all(struct eng_level *L)
 {
@@ -787,6 +829,8 @@ static void admit_all(struct eng_level *L)
 	if (n || L->tell)
 		round_of(L, PH_PUSH);
 	eng_queue_commit(s->q, bytes, n);
+	if (L->count)
+		tell_depths(L);
 	if (!L->tell)
 		return;
 	for (size_t r = 0; r < L->m; r++) {

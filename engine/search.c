@@ -370,9 +370,12 @@ static bool admit_as(eng_search *s, const eng_succ *x, uint32_t from, uint32_t d
 			s->fe->ops->check(s->fe, x->state, x->state_len, x->obs, on_bad, &c);
 		eng_state_info info = {id,	  from,		 x->label, depth, x->fp,
 				       x->state, x->state_len, x->obs,   c.bad};
-		for (size_t i = 0; i < s->nls; i++)
+		for (size_t i = 0; i < s->nls; i++) {
 			if (s->ls[i].on_state)
 				s->ls[i].on_state(s->ls[i].ctx, &info);
+			if (s->ls[i].on_depth)
+				s->ls[i].on_depth(s->ls[i].ctx, depth, 1);
+		}
 		bool expand = !x->terminal;
 		if (s->o.max_depth && depth >= s->o.max_depth) {
 			expand = false;

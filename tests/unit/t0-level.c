@@ -28,8 +28,14 @@ struct text {
 	size_t len, cap;
 };
 
+#define DMAX 4096 /* depths counted (deeper ones: the last) */
+
 struct rec {
 	struct text t, v;
+	uint64_t by_state[DMAX]; /* states by depth, as on_state() told them */
+	uint64_t by_depth[DMAX]; /* ... as on_depth() told them */
+	uint32_t last_depth;
+	bool backwards;          /* on_depth() went back to a lower depth */
 	unsigned states;
 	unsigned stop_after; /* 0: never */
 	eng_search *s;
@@ -52,9 +58,19 @@ static void put(struct text *r, const char *fmt, ...)
 	}
 }
 
+static void on_depth(void *ctx, uint32_t depth, uint64_t n)
+{
+	struct rec *r = ctx;
+	if (depth < r->last_depth || n == 0)
+		r->backwards = true;
+	r->last_depth = depth;
+	r->by_depth[depth < DMAX ? depth : DMAX - 1] += n;
+}
+
 static void on_state(void *ctx, const eng_state_info *si)
 {
 	struct rec *r = ctx;
+	r->by_state[si->depth < DMAX ? si->depth : DMAX - 1]++;
 	put(&r->t, "s %u %u %s %u %016llx%016llx\n", si->id, si->parent, si->label ? si->label : "-", si->depth,
 	    (unsigned long long)si->fp.hi, (unsigned long long)si->fp.lo);
 	if (r->stop_after && ++r->states % r->stop_after == 0)
@@ -77,8 +93,10 @@ struct run {
 	unsigned runs;
 };
 
+/* depth_only: the listener counts states by depth (on_depth()) and is
+ * told no state (no on_state()), as the CLI's report. */
 static void run(struct run *out, const struct cmc_model *m, unsigned jobs, bool keep_going, uint32_t max_depth,
-		unsigned stop_after)
+		unsigned stop_after, bool depth_only)
 {
 	memset(out, 0, sizeof *out);
 	eng_frontend *fe = eng_model_frontend(m);
@@ -92,7 +110,8 @@ static void run(struct run *out, const struct cmc_model *m, unsigned jobs, bool 
 	out->r.stop_after = stop_after;
 	eng_listener l = {0};
 	l.ctx = &out->r;
-	l.on_state = on_state;
+	l.on_state = depth_only ? NULL : on_state;
+	l.on_depth = on_depth;
 	l.on_violation = on_violation;
 	l.no_obs_bytes = true;
 	eng_search_listen(s, &l);
@@ -189,7 +208,7 @@ int main(void)
 		   (unsigned long long)a.distinct);
 	}
 
-	unsigned used = 0;
+	unsigned used = 0, used_depths = 0;
 	for (size_t i = 0; cmc_builtin_models[i]; i++) {
 		const struct cmc_model *m = cmc_builtin_models[i];
 		if (strncmp(m->name, "bench", 5) == 0)
@@ -203,9 +222,12 @@ int main(void)
 				continue;
 			uint32_t md = variant == 2 ? 6 : 0;
 			struct run one, many;
-			run(&one, m, 1, kg, md, 0);
+			run(&one, m, 1, kg, md, 0, false);
+			ok(!one.r.backwards && !memcmp(one.r.by_state, one.r.by_depth, sizeof one.r.by_state),
+			   "%s (%s): on_depth() counts the states on_state() is told, depth by depth", m->name,
+			   kg ? "keep going" : md ? "depth 6" : "plain");
 			for (unsigned jobs = 2; jobs <= 3; jobs++) {
-				run(&many, m, jobs, kg, md, 0);
+				run(&many, m, jobs, kg, md, 0, false);
 				ok(same_stats(&one.st, &many.st),
 				   "%s (%s): --jobs %u counts as --jobs 1 (%llu distinct, %llu generated)", m->name,
 				   kg ? "keep going" : md ? "depth 6" : "plain", jobs,
@@ -219,12 +241,21 @@ int main(void)
 				used += many.level;
 				free(many.r.t.buf);
 				free(many.r.v.buf);
+				/* told only depths, the threads skip the states' info */
+				run(&many, m, jobs, kg, md, 0, true);
+				ok(!many.r.backwards && !memcmp(one.r.by_state, many.r.by_depth, sizeof one.r.by_state),
+				   "%s (%s): --jobs %u, a listener of depths only: the states of each depth "
+				   "--jobs 1 found", m->name, kg ? "keep going" : md ? "depth 6" : "plain", jobs);
+				used_depths += many.level;
+				free(many.r.t.buf);
+				free(many.r.v.buf);
 			}
 			free(one.r.t.buf);
 			free(one.r.v.buf);
 		}
 	}
 	ok(used > 0, "the threads' search ran (%u runs)", used);
+	ok(used_depths > 0, "... and with a listener of depths only (%u runs)", used_depths);
 
 	/* Stopped again and again, every few states, then run on: nothing
 	 * lost, nothing told twice. */
@@ -233,8 +264,8 @@ int main(void)
 		if (strcmp(m->name, "alloc") != 0 && strcmp(m->name, "alloc-small") != 0)
 			continue;
 		struct run one, many;
-		run(&one, m, 1, true, 0, 0);
-		run(&many, m, 2, true, 0, 97);
+		run(&one, m, 1, true, 0, 0, false);
+		run(&many, m, 2, true, 0, 97, false);
 		ok(many.runs > 1, "%s: stopped %u times", m->name, many.runs - 1);
 		ok(one.st.distinct == many.st.distinct && one.st.generated == many.st.generated &&
 			   many.st.complete,

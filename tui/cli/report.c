@@ -40,10 +40,10 @@ struct tui_report {
 	uint32_t walk_depth;
 };
 
-static void rep_state(void *ctx, const eng_state_info *s)
+static void rep_depth(void *ctx, uint32_t depth, uint64_t n)
 {
 	tui_report *r = ctx;
-	size_t d = s->depth ? s->depth : 1;
+	size_t d = depth ? depth : 1;
 	if (!r->nlevels && !r->t0)
 		r->t0 = eng_now();
 	if (d > r->levels_cap) {
@@ -59,7 +59,7 @@ static void rep_state(void *ctx, const eng_state_info *s)
 		r->level_first_s[r->nlevels] = eng_now() - r->t0;
 		r->nlevels++;
 	}
-	r->level_states[d - 1]++;
+	r->level_states[d - 1] += n;
 }
 
 static void rep_violation(void *ctx, const eng_violation *v)
@@ -119,7 +119,7 @@ eng_listener tui_report_listener(tui_report *r)
 {
 	eng_listener l = {0};
 	l.on_violation = rep_violation;
-	l.on_state = rep_state;
+	l.on_depth = rep_depth; /* (states by depth are all it keeps) */
 	l.ctx = r;
 	l.no_obs_bytes = true; /* depths and violations only */
 	return l;
