@@ -286,6 +286,39 @@ static bool subs_new(fpset *s, uint64_t ncap)
 /* Replace the index by subtables of ncap slots over ids [0, count).
  * False, and the set kept at its old size, when the memory limit or the
  * allocator refuses the new one. */
+/*
+ * Put every record whose subtable i has i % n == k into the new index of
+ * ncap slots a subtable (counting them when `count`).  The records are
+ * read in order; the slots are scattered, each a likely cache miss, so
+ * the slot of the record AHEAD places on is fetched ahead.  (Without it a
+ * rebuild cost a tenth of a --jobs 2 search: perf, bench-counters-small.)
+ */
+#define AHEAD 16
+static void reinsert(fpset *s, uint64_t ncap, unsigned k, unsigned n, bool count)
+{
+	for (uint64_t id = 0; id < s->count; id++) {
+		if (id + AHEAD < s->count) {
+			uint64_t a = id + AHEAD;
+			eng_fp nx = s->chunks[a >> CHUNK_BITS]->fp[a & (CHUNK - 1)];
+			unsigned j = sub_of(nx);
+			if (j % n == k)
+				__builtin_prefetch(&s->sub[j].slot[pos_of(nx, ncap)], 1);
+		}
+		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
+		unsigned i = sub_of(fp);
+		if (i % n != k)
+			continue;
+		struct sub *t = &s->sub[i];
+		uint64_t p = pos_of(fp, ncap);
+		while (t->slot[p])
+			if (++p == ncap)
+				p = 0;
+		t->slot[p] = tag_of(fp) | (uint32_t)(id + 1);
+		if (count)
+			t->count++;
+	}
+}
+
 static bool rebuild_index(fpset *s, uint64_t ncap)
 {
 	/* The index is rebuilt from the records, so the old one can go first:
@@ -300,16 +333,7 @@ static bool rebuild_index(fpset *s, uint64_t ncap)
 	}
 	for (unsigned i = 0; i < FPSET_SUBS; i++)
 		s->sub[i].count = 0;
-	for (uint64_t id = 0; id < s->count; id++) {
-		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
-		struct sub *t = &s->sub[sub_of(fp)];
-		uint64_t p = pos_of(fp, ncap);
-		while (t->slot[p])
-			if (++p == ncap)
-				p = 0;
-		t->slot[p] = tag_of(fp) | (uint32_t)(id + 1);
-		t->count++;
-	}
+	reinsert(s, ncap, 0, 1, true);
 	s->bytes += index_bytes(ncap) - index_bytes(s->cap);
 	s->cap = ncap;
 	s->grow_at = (uint64_t)(ncap * MAX_LOAD);
@@ -677,18 +701,7 @@ void fpset_regrow(fpset *s, uint64_t ncap, unsigned k, unsigned n)
 		if (!(s->sub[i].slot = index_new(ncap)))
 			eng_die_oom(s->count);
 	}
-	for (uint64_t id = 0; id < s->count; id++) {
-		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
-		unsigned i = sub_of(fp);
-		if (i % n != k)
-			continue;
-		uint32_t *slot = s->sub[i].slot;
-		uint64_t p = pos_of(fp, ncap);
-		while (slot[p])
-			if (++p == ncap)
-				p = 0;
-		slot[p] = tag_of(fp) | (uint32_t)(id + 1);
-	}
+	reinsert(s, ncap, k, n, false);
 }
 
 void fpset_regrow_done(fpset *s, uint64_t ncap)
