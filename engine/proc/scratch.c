@@ -297,7 +297,10 @@ static void destroy(struct proc_scratch *s)
 
 static void spare_drain(void)
 {
-	pthread_mutex_lock(&spare_mu);
+	/* (at exit: a thread that died holding the lock leaves the spares
+	 * to the next cmc's sweep rather than hang the exit) */
+	if (pthread_mutex_trylock(&spare_mu) != 0)
+		return;
 	while (nspare)
 		destroy(spare[--nspare]);
 	pthread_mutex_unlock(&spare_mu);
