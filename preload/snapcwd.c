@@ -9,9 +9,11 @@
  * nothing the child writes reaches its origin or a sibling.  Raw system
  * calls only, no allocation (async-signal-safe).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -38,8 +40,21 @@ static unsigned long hex_field(const char **p)
 	}
 }
 
-/* One line of /proc/self/maps: a shared mapping of a file under `at` is
- * mapped anew, at the same place, from the same path (now the copy's). */
+/* A shared mapping of a file under `at` is mapped anew, at the same
+ * place, from the same path (now the copy's). */
+static void remap_one(unsigned long start, unsigned long end, int prot, unsigned long off, const char *path,
+		      const char *at, size_t len)
+{
+	if (!path || strncmp(path, at, len) || path[len] != '/')
+		return;
+	int fd = (int)raw(SYS_open, (long)path, ((prot & PROT_WRITE) ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return;
+	syscall(SYS_mmap, start, end - start, prot, MAP_SHARED | MAP_FIXED, fd, off);
+	raw(SYS_close, fd, 0, 0, 0, 0);
+}
+
+/* One line of /proc/self/maps. */
 static void remap_line(const char *l, const char *at, size_t len)
 {
 	const char *p = l;
@@ -52,15 +67,57 @@ static void remap_line(const char *l, const char *at, size_t len)
 	char r = p[0], w = p[1], x = p[2], shared = p[3];
 	p += 5;
 	unsigned long off = hex_field(&p);
-	const char *path = strchr(p, '/');
-	if (shared != 's' || !path || strncmp(path, at, len) || path[len] != '/')
+	if (shared != 's')
 		return;
 	int prot = (r == 'r' ? PROT_READ : 0) | (w == 'w' ? PROT_WRITE : 0) | (x == 'x' ? PROT_EXEC : 0);
-	int fd = (int)raw(SYS_open, (long)path, (w == 'w' ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
-		return;
-	syscall(SYS_mmap, start, end - start, prot, MAP_SHARED | MAP_FIXED, fd, off);
-	raw(SYS_close, fd, 0, 0, 0, 0);
+	remap_one(start, end, prot, off, strchr(p, '/'), at, len);
+}
+
+/* The kernel's query of one mapping (uapi linux/fs.h, Linux 6.11 and
+ * later): asked for the first shared mapping of a file at or above an
+ * address, it answers without writing out the text of every mapping,
+ * which was most of what remapping cost a child that has none. */
+struct pl_procmap_query {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define PL_PROCMAP_QUERY 0xC0686611ul /* _IOWR('f', 17, struct procmap_query) */
+#define PL_Q_READABLE 0x01
+#define PL_Q_WRITABLE 0x02
+#define PL_Q_EXECUTABLE 0x04
+#define PL_Q_SHARED 0x08
+#define PL_Q_COVERING_OR_NEXT 0x10
+#define PL_Q_FILE_BACKED 0x20
+_Static_assert(sizeof(struct pl_procmap_query) == 104, "struct procmap_query is 104 bytes");
+
+/* By the query: true when it answered (every such mapping was seen),
+ * false when this kernel has no such query (the caller reads the text). */
+static bool remap_by_query(int fd, const char *at, size_t len)
+{
+	char name[4096];
+	unsigned long addr = 0;
+	for (;;) {
+		struct pl_procmap_query q;
+		memset(&q, 0, sizeof q);
+		q.size = sizeof q;
+		q.query_flags = PL_Q_SHARED | PL_Q_FILE_BACKED | PL_Q_COVERING_OR_NEXT;
+		q.query_addr = addr;
+		q.vma_name_addr = (uint64_t)(uintptr_t)name;
+		q.vma_name_size = sizeof name;
+		if (raw(SYS_ioctl, fd, (long)PL_PROCMAP_QUERY, (long)&q, 0, 0) < 0)
+			return errno == ENOENT; /* none left; else no such query */
+		if (q.vma_end <= addr)
+			return true; /* (never: the kernel moves on) */
+		name[sizeof name - 1] = 0;
+		int prot = ((q.vma_flags & PL_Q_READABLE) ? PROT_READ : 0) |
+			   ((q.vma_flags & PL_Q_WRITABLE) ? PROT_WRITE : 0) |
+			   ((q.vma_flags & PL_Q_EXECUTABLE) ? PROT_EXEC : 0);
+		if (q.vma_name_size)
+			remap_one(q.vma_start, q.vma_end, prot, q.vma_offset, name, at, len);
+		addr = q.vma_end;
+	}
 }
 
 /*
@@ -75,6 +132,10 @@ static void remap_under(const char *at)
 	if (fd < 0)
 		return;
 	size_t len = strlen(at);
+	if (remap_by_query(fd, at, len)) {
+		raw(SYS_close, fd, 0, 0, 0, 0);
+		return;
+	}
 	char buf[8192];
 	size_t have = 0;
 	long n;

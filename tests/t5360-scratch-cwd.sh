@@ -56,7 +56,7 @@ ok "fork, one worker and two: identical --json" diff w.fork.1.cmp w.fork.2.cmp
 # A file held open across operations, written through the descriptor and
 # through a shared mapping: a fork child reopens and maps it anew on its
 # own copy, so neither count goes past the depth.
-printf 'target %s --hold f --map g\ncwd work\nop hw "inc\\nhw\\n"\nop mw "inc\\nmw\\n"\ndepth 3\nraw symbol counter\nproperty reply hw "OK\\nSIZE [123]"\nproperty reply mw "OK\\nMAPPED [123]"\n' \
+printf 'target %s --hold f --map g\ncwd work\nop hw "inc\\nhw\\n"\nop mw "inc\\nmw\\n"\ndepth 3\nraw symbol counter\nproperty reply hw "OK\\nSIZE [123]"\nproperty reply mw "OK\\nMAPPED [123] OWN"\n' \
 	"$PT" >held.scn
 for ex in replay fork; do
 	CMC_PROC_STATS=1 "$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json held.scn >held.$ex.json 2>held.$ex.err
@@ -65,6 +65,17 @@ for ex in replay fork; do
 done
 ok "held: identical --json under fork and replay" diff held.replay.cmp held.fork.cmp
 ok "held: the fork executor forked" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" held.fork.err
+# The same mapping where histories do not merge (x adds 5 to the counter,
+# mw 1): a child that writes through the mapping of its origin's file
+# (not mapped again on its copy) shows in a sibling's count (SHARED).
+printf 'target %s --map g\ncwd work\nop mw "inc\\nmw\\n"\nop x "inc\\ninc\\ninc\\ninc\\ninc\\n"\ndepth 4\nraw symbol counter\nproperty reply mw "OK\\nMAPPED * OWN"\n' \
+	"$PT" >mapped.scn
+for ex in replay fork; do
+	"$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json mapped.scn >mapped.$ex.json 2>mapped.$ex.err
+	is "$ex: a shared mapping of a file in the directory is each state's own (exit 0)" "$?" 0
+	json_untimed mapped.$ex.json >mapped.$ex.cmp
+done
+ok "mapped: identical --json under fork and replay" diff mapped.replay.cmp mapped.fork.cmp
 # A fork child that exits during its operation takes a while to end (its
 # mount namespace is torn down first): its /proc files may be gone before
 # cmc opens them.  cmc waits for its end instead of killing it, which made

@@ -23,7 +23,9 @@
  *              F outside its working directory (an absolute path), every
  *              run of one trace reaches another counter -> SIZE n
  *   hw         append a byte through the file --hold opened -> SIZE n
- *   mw         count in the first byte of --map's mapping -> MAPPED n
+ *   mw         count in the first byte of --map's mapping -> MAPPED n OWN,
+ *              or MAPPED n SHARED when n is not how many mw this process
+ *              and its ancestors ran (another's writes reached it)
  *   ids        its process ids      -> IDS pid ppid pgrp pgid sid
  *   files      how many entries its working directory has -> FILES n
  *   cd D       chdir(D)                  -> OK (ERR when refused)
@@ -240,9 +242,13 @@ static void command(const char *line)
 			snprintf(b, sizeof b, "SIZE %lld\n", (long long)st.st_size);
 		say(b);
 	} else if (!strcmp(line, "mw")) {
+		static int mine; /* this history's own mw, in private memory */
 		char b[48] = "ERR\n";
-		if (map)
-			snprintf(b, sizeof b, "MAPPED %d\n", ++map[0]);
+		mine++;
+		if (map) {
+			int n = ++map[0];
+			snprintf(b, sizeof b, "MAPPED %d %s\n", n, n == mine ? "OWN" : "SHARED");
+		}
 		say(b);
 	} else if (!strcmp(line, "ids")) {
 		char b[96];
