@@ -784,7 +784,7 @@ static bool pool_is_valid(const struct eng_pool *p)
 			  (p->have_next || !p->set[p->cur ^ 1].raw),
 		  "pool: a chunk left unnumbered that is not the next one of a bulk search");
 	CMC_VALID(p->cur < 2, "pool: chunk %u of two", p->cur);
-	CMC_VALID(p->chunk >= CHUNK_MIN, "pool: a chunk of %zu states", p->chunk);
+	CMC_VALID(p->chunk >= 1, "pool: a chunk of %zu states", p->chunk);
 	uint32_t last = NONE32;
 	pending_check(p, &p->set[p->cur], p->admit_next, &last);
 	if (p->have_next)
@@ -911,13 +911,33 @@ static void fill(eng_search *s, struct cset *cs, size_t want)
 	cs->raw = false;
 }
 
-/* The chunk grows while a round is quick and shrinks while it is slow. */
-static void adapt(struct eng_pool *p, double dt)
+/* What a chunk's expansion holds: its slots' serialised successors. */
+static size_t chunk_bytes(const struct cset *cs)
 {
-	if (dt < 0.02 && p->chunk < CHUNK_MAX)
+	size_t b = 0;
+	for (size_t i = 0; i < cs->n; i++)
+		b += cs->slots[i].len + cs->slots[i].scr_len;
+	return b;
+}
+
+/* The chunk grows while a round is quick and shrinks while it is slow,
+ * and while the chunk just expanded (cs) holds more than CHUNK_BYTES: a
+ * process's successors carry their observations (a reply or a raw window
+ * of a megabyte each), and two chunks are held at once.  (Quick rounds of
+ * 1 MiB replies grew the chunk to the whole frontier: t6600's peak RSS
+ * was 164 MB on --jobs 2 against 48 MB on one.) */
+#define CHUNK_BYTES ((size_t)16 << 20)
+static void adapt(struct eng_pool *p, double dt, const struct cset *cs)
+{
+	size_t bytes = chunk_bytes(cs);
+	if (bytes > CHUNK_BYTES) {
+		if (p->chunk / 2 >= p->n) /* down to a state a worker */
+			p->chunk /= 2;
+	} else if (dt < 0.02 && p->chunk < CHUNK_MAX && bytes <= CHUNK_BYTES / 2) {
 		p->chunk *= 2;
-	else if (dt > 0.2 && p->chunk > CHUNK_MIN * p->n)
+	} else if (dt > 0.2 && p->chunk > CHUNK_MIN * p->n) {
 		p->chunk /= 2;
+	}
 }
 
 /* The expansion running ahead, finished with this thread's help. */
@@ -1440,7 +1460,7 @@ static void bulk_step(eng_search *s, struct eng_pool *p, struct cset *cs, bool o
 			break;
 	if (p->ahead) {
 		sync_ahead(p);
-		adapt(p, eng_now() - t0);
+		adapt(p, eng_now() - t0, nx);
 	}
 	if (p->admit_next < cs->n || fresh < wins) { /* stopped part-way */
 		if (fresh < wins)
@@ -1495,7 +1515,7 @@ void eng__pool_step(eng_search *s, bool overlap)
 			expand_slots(p, 0);
 			eng_barrier_wait(&p->done);
 			cs->raw = p->bulk;
-			adapt(p, eng_now() - t0);
+			adapt(p, eng_now() - t0, cs);
 		}
 	}
 	struct cset *cs = &p->set[p->cur];
@@ -1522,7 +1542,7 @@ void eng__pool_step(eng_search *s, bool overlap)
 	admit_ordinary(s, p, cs);
 	if (p->ahead) {
 		sync_ahead(p);
-		adapt(p, eng_now() - t0);
+		adapt(p, eng_now() - t0, &p->set[p->cur ^ 1]);
 	}
 	CMC_ASSERT_INTERNAL(pool_is_valid(p));
 }

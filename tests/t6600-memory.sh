@@ -27,6 +27,17 @@ if [ -x /usr/bin/time ]; then
 	kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' rss.err)
 	# 17 kept replies + a dozen observation-sized buffers + the rest
 	ok "fork, 1 MiB replies: cmc's peak RSS ($kb KiB) under 160 MiB" test "${kb:-999999999}" -lt 163840
+	# Two workers hold two chunks of states, each state's successors with
+	# their replies (8 MiB a state here): the chunk shrinks to what 16 MiB
+	# holds, down to a state a worker (engine/parallel.c, adapt()).  It
+	# stayed at eight states before: 159-164 MB, against 91 MB now.
+	rm -f rss.db
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0 \
+	/usr/bin/time -v "$CMC" check --exec fork --jobs 2 --db rss.db big.scn >rss2.out 2>rss2.err
+	is "fork, 1 MiB replies, --jobs 2: exit 0" "$?" 0
+	ok "fork, 1 MiB replies, --jobs 2: 153 states" grep -q '^153 distinct states' rss2.out
+	kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' rss2.err)
+	ok "fork, 1 MiB replies, --jobs 2: cmc's peak RSS ($kb KiB) under 128 MiB" test "${kb:-999999999}" -lt 131072
 else
 	skip "fork, 1 MiB replies: peak RSS" "/usr/bin/time is not installed"
 fi
