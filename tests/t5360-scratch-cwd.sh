@@ -40,42 +40,39 @@ ok "the fork executor forked" grep -q "executor fork: 1 spawns, [1-9][0-9]* fork
 # searches above judged that no state sees a file an earlier holder wrote.
 ok "the fork executor handed copies on, with their namespaces" \
 	grep -q "working directories: [1-9][0-9]* copies made, [1-9][0-9]* with a namespace made ahead, [1-9][0-9]* handed on" w.fork.1.err
-# A child enters the namespace cmc made for it: its working directory is
-# the one its origin had, under the copy or elsewhere.
-printf 'target %s\ncwd work\nop out "inc\\ncd /proc\\n" once\nop back "inc\\ncd %s\\n" once\nop where "pwd\\n"\nop w "inc\\nwrite two\\n" once\ndepth 4\nraw symbol counter\nproperty reply where "PWD /?*"\n' \
-	"$PT" "$T/work" >pwd.scn
-for ex in replay fork; do
-	"$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json pwd.scn >pwd.$ex.json 2>pwd.$ex.err
-	is "$ex: a child keeps its origin's working directory (exit 0)" "$?" 0
-	json_untimed pwd.$ex.json >pwd.$ex.cmp
-done
-ok "pwd: identical --json under fork and replay" diff pwd.replay.cmp pwd.fork.cmp
 ok "replay, one worker and two: identical --json" diff w.replay.1.cmp w.replay.2.cmp
 ok "replay and fork: identical --json" diff w.replay.1.cmp w.fork.1.cmp
 ok "fork, one worker and two: identical --json" diff w.fork.1.cmp w.fork.2.cmp
+# fork_as_replay NAME WHAT: NAME.scn under both executors, one worker,
+# keeping going: each exits 0 (WHAT held in every state), and both say the
+# same (--json).
+fork_as_replay() {
+	for ex in replay fork; do
+		CMC_PROC_STATS=1 "$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json "$1.scn" \
+			>"$1.$ex.json" 2>"$1.$ex.err"
+		is "$ex: $2 (exit 0)" "$?" 0
+		json_untimed "$1.$ex.json" >"$1.$ex.cmp"
+	done
+	ok "$1: identical --json under fork and replay" diff "$1.replay.cmp" "$1.fork.cmp"
+}
 # A file held open across operations, written through the descriptor and
 # through a shared mapping: a fork child reopens and maps it anew on its
 # own copy, so neither count goes past the depth.
 printf 'target %s --hold f --map g\ncwd work\nop hw "inc\\nhw\\n"\nop mw "inc\\nmw\\n"\ndepth 3\nraw symbol counter\nproperty reply hw "OK\\nSIZE [123]"\nproperty reply mw "OK\\nMAPPED [123] OWN"\n' \
 	"$PT" >held.scn
-for ex in replay fork; do
-	CMC_PROC_STATS=1 "$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json held.scn >held.$ex.json 2>held.$ex.err
-	is "$ex: a file held open is the state's own, through its fd and its mapping (exit 0)" "$?" 0
-	json_untimed held.$ex.json >held.$ex.cmp
-done
-ok "held: identical --json under fork and replay" diff held.replay.cmp held.fork.cmp
+fork_as_replay held "a file held open is the state's own, through its fd and its mapping"
 ok "held: the fork executor forked" grep -q "executor fork: 1 spawns, [1-9][0-9]* forks" held.fork.err
 # The same mapping where histories do not merge (x adds 5 to the counter,
 # mw 1): a child that writes through the mapping of its origin's file
 # (not mapped again on its copy) shows in a sibling's count (SHARED).
 printf 'target %s --map g\ncwd work\nop mw "inc\\nmw\\n"\nop x "inc\\ninc\\ninc\\ninc\\ninc\\n"\ndepth 4\nraw symbol counter\nproperty reply mw "OK\\nMAPPED * OWN"\n' \
 	"$PT" >mapped.scn
-for ex in replay fork; do
-	"$CMC" check --keep-going --jobs 1 --exec $ex --no-store --json mapped.scn >mapped.$ex.json 2>mapped.$ex.err
-	is "$ex: a shared mapping of a file in the directory is each state's own (exit 0)" "$?" 0
-	json_untimed mapped.$ex.json >mapped.$ex.cmp
-done
-ok "mapped: identical --json under fork and replay" diff mapped.replay.cmp mapped.fork.cmp
+fork_as_replay mapped "a shared mapping of a file in the directory is each state's own"
+# A child enters the namespace cmc made for it: its working directory is
+# the one its origin had, under the copy or elsewhere.
+printf 'target %s\ncwd work\nop out "inc\\ncd /proc\\n" once\nop back "inc\\ncd %s\\n" once\nop where "pwd\\n"\nop w "inc\\nwrite two\\n" once\ndepth 4\nraw symbol counter\nproperty reply where "PWD /?*"\n' \
+	"$PT" "$T/work" >pwd.scn
+fork_as_replay pwd "a child keeps its origin's working directory"
 # A fork child that exits during its operation takes a while to end (its
 # mount namespace is torn down first): its /proc files may be gone before
 # cmc opens them.  cmc waits for its end instead of killing it, which made
