@@ -483,8 +483,8 @@ const char *proc_scratch_at(const struct proc_scratch *s)
 
 int proc_scratch_enter(const struct proc_scratch *s)
 {
-	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0 &&
-	    mount(s->dir, s->at, NULL, MS_BIND, NULL) == 0)
+	if (unshare(CLONE_NEWNS) == 0 && mount(NULL, "/", "none", MS_REC | MS_PRIVATE, NULL) == 0 &&
+	    mount(s->dir, s->at, "none", MS_BIND, NULL) == 0)
 		return chdir(s->at); /* into the copy just mounted there */
 	if (chdir(s->dir) < 0)
 		return -1;
