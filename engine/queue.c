@@ -68,7 +68,7 @@ struct eng_queue {
 	unsigned spill_at;      /* SPILL_BLOCKS; the unit tests lower it */
 	/* a consumed block of BLOCK_MIN kept for the next push: fresh
 	 * memory costs a page fault per page (outside the list and the
-	 * counts) */
+	 * counts, but within the blocks spilling leaves in memory) */
 	struct block *spare;
 };
 
@@ -316,7 +316,7 @@ static struct block *room_for(eng_queue *q, size_t need)
 		q->tail = nb;
 		/* The block just filled is in the middle now, where neither
 		 * end touches it until the pops come to it. */
-		if (b && b != q->head && q->mem_blocks > q->spill_at)
+		if (b && b != q->head && q->mem_blocks + (q->spare != NULL) > q->spill_at)
 			spill_block(q, b);
 		b = nb;
 	}
