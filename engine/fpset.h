@@ -68,10 +68,13 @@ void fpset_truncate(fpset *s, uint64_t count);
  */
 /* The index's capacity pend_begin(room) needs (the present one: no growth;
  * 0: the memory limit refuses it).  Growing to it on n threads:
- * fpset_regrow() on each (k = 0 .. n - 1: it rebuilds subtables k, k + n,
- * ...), then fpset_regrow_done() on one.  No lookup runs meanwhile. */
+ * fpset_regrow() on each (k = 0 .. n - 1: it makes subtables k, k + n,
+ * ... anew, empty), then after a barrier fpset_regrow_fill() on each (the
+ * k-th n-th of the records into whichever subtable holds them), then
+ * fpset_regrow_done() on one.  No lookup runs meanwhile. */
 uint64_t fpset_pend_cap(const fpset *s, uint64_t room);
 void fpset_regrow(fpset *s, uint64_t ncap, unsigned k, unsigned n);
+void fpset_regrow_fill(fpset *s, uint64_t ncap, unsigned k, unsigned n);
 void fpset_regrow_done(fpset *s, uint64_t ncap);
 bool fpset_pend_begin(fpset *s, uint64_t room, const void *pend_fps, size_t pend_stride);
 uint64_t fpset_pend_room(const fpset *s, unsigned threads);

@@ -170,7 +170,7 @@ struct __attribute__((aligned(64))) lwork {
  * room left in the index, no pending entry left. */
 enum { AB_NONE, AB_ODD, AB_ROOM, AB_FULL };
 
-enum { PH_GROW, PH_EXPAND, PH_INBOX, PH_SORT, PH_RANK, PH_OWN, PH_PLACE, PH_PUSH };
+enum { PH_GROW, PH_FILL, PH_EXPAND, PH_INBOX, PH_SORT, PH_RANK, PH_OWN, PH_PLACE, PH_PUSH };
 
 /*
  * Invariant (eng__level_is_valid()): between segments no thread runs and
@@ -550,6 +550,9 @@ static void run_phase(struct eng_level *L, unsigned k)
 	case PH_GROW:
 		fpset_regrow(L->s->set, L->ncap, k, L->n);
 		break;
+	case PH_FILL:
+		fpset_regrow_fill(L->s->set, L->ncap, k, L->n);
+		break;
 	case PH_EXPAND:
 		expand_round(L, k);
 		break;
@@ -773,6 +776,7 @@ static bool make_room(struct eng_level *L)
 		return false;
 	if (L->ncap != fpset_pend_cap(set, 0)) {
 		round_of(L, PH_GROW);
+		round_of(L, PH_FILL);
 		fpset_regrow_done(set, L->ncap);
 	}
 	return fpset_pend_begin(set, L->room, L->ent, sizeof *L->ent);
