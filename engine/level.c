@@ -242,11 +242,18 @@ static void keep_bytes(struct lwork *w, uint32_t e, const void *p, uint32_t n)
 static void flush(struct eng_level *L, struct lwork *w)
 {
 	fpset *set = L->s->set;
-	for (size_t i = 0; i < w->nbat; i++)
+	/* A pipeline: the slot of the successor 2 * DIST ahead is fetched,
+	 * the record the slot DIST ahead names, and this one is put. */
+	enum { DIST = 16 };
+	for (size_t i = 0; i < 2 * DIST && i < w->nbat; i++)
 		fpset_prefetch_slot(set, w->bat[i].fp);
-	for (size_t i = 0; i < w->nbat; i++)
+	for (size_t i = 0; i < DIST && i < w->nbat; i++)
 		fpset_pend_prefetch(set, w->bat[i].fp);
 	for (size_t i = 0; i < w->nbat && !aborted(L); i++) {
+		if (i + 2 * DIST < w->nbat)
+			fpset_prefetch_slot(set, w->bat[i + 2 * DIST].fp);
+		if (i + DIST < w->nbat)
+			fpset_pend_prefetch(set, w->bat[i + DIST].fp);
 		const struct lbat *b = &w->bat[i];
 		unsigned t = fpset_sub(b->fp);
 		if (w->e_next == w->e_end) {
