@@ -298,9 +298,6 @@ static bool subs_new(fpset *s, uint64_t ncap)
 	return true;
 }
 
-/* Replace the index by subtables of ncap slots over ids [0, count).
- * False, and the set kept at its old size, when the memory limit or the
- * allocator refuses the new one. */
 /*
  * Put every record into the new index of ncap slots a subtable, counting
  * them.  The records are read in order; the slots are scattered, each a
@@ -309,14 +306,19 @@ static bool subs_new(fpset *s, uint64_t ncap)
  * bench-counters-small.)
  */
 #define AHEAD 16
+static void fetch_slot_ahead(const fpset *s, uint64_t id, uint64_t end, uint64_t ncap)
+{
+	if (id + AHEAD < end) {
+		uint64_t a = id + AHEAD;
+		eng_fp nx = s->chunks[a >> CHUNK_BITS]->fp[a & (CHUNK - 1)];
+		__builtin_prefetch(&s->sub[sub_of(nx)].slot[pos_of(nx, ncap)], 1);
+	}
+}
+
 static void reinsert(fpset *s, uint64_t ncap)
 {
 	for (uint64_t id = 0; id < s->count; id++) {
-		if (id + AHEAD < s->count) {
-			uint64_t a = id + AHEAD;
-			eng_fp nx = s->chunks[a >> CHUNK_BITS]->fp[a & (CHUNK - 1)];
-			__builtin_prefetch(&s->sub[sub_of(nx)].slot[pos_of(nx, ncap)], 1);
-		}
+		fetch_slot_ahead(s, id, s->count, ncap);
 		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
 		struct sub *t = &s->sub[sub_of(fp)];
 		uint64_t p = pos_of(fp, ncap);
@@ -328,6 +330,9 @@ static void reinsert(fpset *s, uint64_t ncap)
 	}
 }
 
+/* Replace the index by subtables of ncap slots over ids [0, count).
+ * False, and the set kept at its old size, when the memory limit or the
+ * allocator refuses the new one. */
 static bool rebuild_index(fpset *s, uint64_t ncap)
 {
 	/* The index is rebuilt from the records, so the old one can go first:
@@ -723,11 +728,7 @@ void fpset_regrow_fill(fpset *s, uint64_t ncap, unsigned k, unsigned n)
 {
 	uint64_t a = s->count * k / n, b = s->count * (k + 1) / n;
 	for (uint64_t id = a; id < b; id++) {
-		if (id + AHEAD < b) {
-			uint64_t x = id + AHEAD;
-			eng_fp nx = s->chunks[x >> CHUNK_BITS]->fp[x & (CHUNK - 1)];
-			__builtin_prefetch(&s->sub[sub_of(nx)].slot[pos_of(nx, ncap)], 1);
-		}
+		fetch_slot_ahead(s, id, b, ncap);
 		eng_fp fp = s->chunks[id >> CHUNK_BITS]->fp[id & (CHUNK - 1)];
 		uint32_t *slot = s->sub[sub_of(fp)].slot, mine = tag_of(fp) | (uint32_t)(id + 1);
 		for (uint64_t p = pos_of(fp, ncap);;) {

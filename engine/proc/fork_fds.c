@@ -151,17 +151,20 @@ static void grow_fd_table(size_t want)
 		close(fd);
 }
 
-/* Two fds per snapshot: raise the soft fd limit to fit the pool (targets
- * get the original back, spawn.c), or shrink the pool to the limit. */
+/* Per snapshot: its input channel, snapshot socket, output, canonical
+ * and control pipes, three /proc files (fork_snap_trim()), up to six files
+ * of its jail (limits.c) and its working directory's namespace
+ * (scratchns.c); and cmc's own. */
+#define FDS_PER_SNAPSHOT 17
+#define FDS_OWN 256
+
+/* Raise the soft fd limit to fit the pool (targets get the original back,
+ * spawn.c), or shrink the pool to the limit. */
 size_t fork_fit_fds(const char *path, size_t limit)
 {
 	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 	struct rlimit rl;
-	/* per snapshot: its input channel, snapshot socket, output, canonical
-	 * and control pipes, three /proc files (fork_snap_trim()), up to six files
-	 * of its jail (limits.c) and its working directory's namespace
-	 * (scratchns.c); and cmc's own */
-	rlim_t need = (rlim_t)limit * 17 + 256;
+	rlim_t need = (rlim_t)limit * FDS_PER_SNAPSHOT + FDS_OWN;
 	pthread_mutex_lock(&mu);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need) {
 		if (!proc_nofile_orig)
@@ -170,7 +173,8 @@ size_t fork_fit_fds(const char *path, size_t limit)
 		setrlimit(RLIMIT_NOFILE, &rl);
 		getrlimit(RLIMIT_NOFILE, &rl);
 		if (rl.rlim_cur < need) {
-			size_t fit = rl.rlim_cur > 512 ? (size_t)(rl.rlim_cur - 256) / 17 : 64;
+			size_t fit = rl.rlim_cur > 2 * FDS_OWN ? (size_t)(rl.rlim_cur - FDS_OWN) / FDS_PER_SNAPSHOT
+							       : 64;
 			if (fit < limit) {
 				fprintf(stderr, "cmc: %s: the fd limit (%llu) holds %zu snapshots, not %zu\n", path,
 					(unsigned long long)rl.rlim_cur, fit, limit);
@@ -178,7 +182,7 @@ size_t fork_fit_fds(const char *path, size_t limit)
 			}
 		}
 	}
-	grow_fd_table(limit * 17 + 256);
+	grow_fd_table(limit * FDS_PER_SNAPSHOT + FDS_OWN);
 	pthread_mutex_unlock(&mu);
 	return limit;
 }
