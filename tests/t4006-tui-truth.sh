@@ -242,14 +242,8 @@ ok "help browsing: the database opens" wait_for 'run 1 diehard \|'
 keys '?'
 wait_for '^-- keys in every view' >/dev/null
 : >help-top
-i=0
-while [ $i -lt 60 ]; do
-	screen >>help-top
-	screen | grep -q '^-- keys of this view' && break
-	keys j
-	i=$((i + 1))
-done
-ok "help browsing: scrolled to the keys of this view" grep -q '^-- keys of this view' help-top
+ok "help browsing: scrolled to the keys of this view" \
+	press_until '^-- keys of this view' j 80 help-top
 ok "help browsing: r is not among the keys of every view" \
 	sh -c "! sed '/^-- keys of this view/q' help-top | grep -Eq '^r +run the search'"
 keys G

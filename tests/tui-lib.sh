@@ -67,6 +67,40 @@ settle_screen() {
 	grep -Eq -- "$1" "$T/screen" || cp "$T/screen.hit" "$T/screen"
 }
 
+# press_until PATTERN KEY MAX FILE: press KEY until a settled screen
+# shows PATTERN, at most MAX times, appending every settled screen to
+# FILE.  Each press waits (at most 3 s) for the screen, attributes and
+# all (a moved selection changes only its highlight), to change before the
+# next: keys sent faster than a slow build draws would queue, and the
+# captures would stop before the screens they were meant to see.
+press_until() {
+	n=0
+	tm capture-pane -p -e -t wb >"$T/press.now" 2>/dev/null
+	while :; do
+		screen >>"$4"
+		screen | grep -Eq -- "$1" && return 0
+		[ $n -lt "$3" ] || return 1
+		keys "$2"
+		n=$((n + 1))
+		w=0
+		while [ $w -lt 60 ]; do
+			sleep 0.02
+			tm capture-pane -p -e -t wb >"$T/press.next" 2>/dev/null
+			cmp -s "$T/press.now" "$T/press.next" || break
+			w=$((w + 1))
+		done
+		# a whole frame, not one caught half drawn
+		w=0
+		while [ $w -lt 20 ]; do
+			sleep 0.02
+			tm capture-pane -p -e -t wb >"$T/press.now" 2>/dev/null
+			cmp -s "$T/press.now" "$T/press.next" && break
+			cp "$T/press.now" "$T/press.next"
+			w=$((w + 1))
+		done
+	done
+}
+
 # quit: q, and the workbench exits 0.
 quit() { keys q; wait_for 'EXITED=0' >/dev/null; }
 # job KEY...: send keys that need the worker once it is idle; a key that
