@@ -211,15 +211,7 @@ ok "R: run 2 says where it comes from" grep -q 'R: from state 5 of run 1' r.json
 # line PATTERN: the screen line (1-based) of the first row matching PATTERN
 line() { screen | grep -nE -- "$1" | head -n 1 | cut -d: -f1; }
 # seek PATTERN KEY: press KEY (j or k) until a row matches (at most 60 times)
-seek() {
-	i=0
-	while [ $i -lt 60 ]; do
-		screen | grep -Eq -- "$1" && return 0
-		keys "$2"
-		i=$((i + 1))
-	done
-	return 1
-}
+seek() { press_until "$1" "$2" 60 /dev/null; }
 start "'$CMC' tui --db help.db diehard"
 ok "help: the session opens" wait_for 'run 1 live diehard .*1 distinct'
 keys '?'

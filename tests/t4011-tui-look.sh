@@ -91,14 +91,9 @@ views() { # SIZE
 	ok "$s help: title" wait_for '^help > run 3 '
 	ok "$s help: the marks are explained" grep -Eq '^marks: ! violation, X fault' "$T/screen"
 	: >"$T/help"
-	i=0
-	while [ $i -lt 6 ]; do
-		joined >>"$T/help"
-		keys NPage
-		i=$((i + 1))
-	done
+	press_until '' NPage 6 "$T/help"
 	ok "$s help: a help text longer than its row is shown whole" \
-		grep -Fq '(status line); / jumps to one, b goes back' "$T/help"
+		sh -c "tr '\\n' ' ' <'$T/help' | tr -s ' ' | grep -Fq '(status line); / jumps to one, b goes back'"
 	keys Escape u g Enter
 	ok "$s list: run 1 browsed" wait_for '^states by discovery > run 1 .*list\.scn'
 	keys c

@@ -68,8 +68,8 @@ settle_screen() {
 }
 
 # press_until PATTERN KEY MAX FILE: press KEY until a settled screen
-# shows PATTERN, at most MAX times, appending every settled screen to
-# FILE.  Each press waits (at most 3 s) for the screen, attributes and
+# shows PATTERN, at most MAX times (an empty PATTERN: MAX times, and
+# succeed), appending every settled screen to FILE.  Each press waits (at most 3 s) for the screen, attributes and
 # all (a moved selection changes only its highlight), to change before the
 # next: keys sent faster than a slow build draws would queue, and the
 # captures would stop before the screens they were meant to see.
@@ -78,8 +78,8 @@ press_until() {
 	tm capture-pane -p -e -t wb >"$T/press.now" 2>/dev/null
 	while :; do
 		screen >>"$4"
-		screen | grep -Eq -- "$1" && return 0
-		[ $n -lt "$3" ] || return 1
+		[ -n "$1" ] && screen | grep -Eq -- "$1" && return 0
+		[ $n -lt "$3" ] || { [ -z "$1" ]; return; }
 		keys "$2"
 		n=$((n + 1))
 		w=0
