@@ -109,8 +109,9 @@ bool pl_snap_own_cwd(char *src, char *at, int mntns);
 /* procfd.c (async-signal-safe): pl_put_dec writes v in decimal at out,
  * NUL-terminated, and returns the NUL's address; pl_fd_link writes
  * "/proc/self/fd/N" (out: 32 bytes); pl_list_fds fills fds with up to max
- * of the open descriptors, but for skip (and the listing's own), and
+ * of the open descriptors below PL_FD_SCAN, in order, but for skip, and
  * returns how many. */
+#define PL_FD_SCAN 1024
 char *pl_put_dec(char *out, long v);
 void pl_fd_link(char *out, int fd);
 int pl_list_fds(int *fds, int max, int skip);

@@ -9,7 +9,7 @@
  * children ran: GNU ed keeps its buffer in a tmpfile(), and its fork run
  * reached 103 states where replay, which starts each trace afresh, reached
  * 95.  So in the child, before it takes its operation, every regular file
- * the program holds open (the first 256 descriptors) is given a
+ * the program holds open (on a descriptor below PL_FD_SCAN) is given a
  * description of its own, on the same descriptor, with the same flags and
  * offset:
  *   - a file with a name is reopened: one in the working directory by its
@@ -36,7 +36,7 @@
 
 #include "pl.h"
 
-#define MAX_FDS 256
+#define MAX_FDS PL_FD_SCAN
 
 static long raw(long nr, long a, long b, long c, long d, long e)
 {

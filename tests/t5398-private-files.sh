@@ -31,6 +31,17 @@ ok "the search reached more than the initial state ($n)" test "$n" -gt 20
 ok "two replay runs: the same states" cmp f-r1.fps f-r2.fps
 ok "fork (--jobs 1): replay's states" cmp f-r1.fps f-f1.fps
 ok "fork (--jobs 2): replay's states" cmp f-r1.fps f-f2.fps
+# The same with the memfd on a high descriptor (900): the fork child finds
+# the program's files by scanning descriptor numbers (preload/procfd.c).
+sed "s|^target .*|target $FT 900|" f.scn >h.scn
+for run in "replay 1 hr" "fork 1 hf"; do
+	set -- $run
+	"$CMC" check --exec $1 --jobs $2 --db h-$3.db --json h.scn >h-$3.json 2>h-$3.err
+	is "fd 900, $3 ($1): exit 0" "$?" 0
+	fps h-$3.db >h-$3.fps
+done
+ok "fd 900: fork reaches replay's states" cmp h-hr.fps h-hf.fps
+ok "fd 900: ... and they are those of fd 3 or so (mem's lengths)" cmp f-r1.fps h-hr.fps
 # The seed: the deterministic environment's, the same on every run.
 printf 'target %s\nop "seed" "seed\\n"\ndepth 1\n' "$FT" >s.scn
 for run in a b; do
