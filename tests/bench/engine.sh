@@ -94,15 +94,30 @@ echo "ratio states/s cmc/spin: $(ratio "$cmc_rate" "$spin_rate")"
 echo "ratio bytes/state cmc/spin: $(ratio "$cmc_bps" "$spin_bps")"
 
 # The same search on two worker threads (engine/level.c): identical
-# counts by construction; the speed-up is what the second core buys.
-"$CMC" check "$model" --no-store --jobs 2 --json >"$tmp/cmc2.json" 2>/dev/null
-j2_secs=$(sed -n 's/.*"elapsed_s": *\([^,}]*\).*/\1/p' "$tmp/cmc2.json")
-j2_states=$(sed -n 's/.*"distinct": *\([^,}]*\).*/\1/p' "$tmp/cmc2.json")
-[ "$j2_states" = "$cmc_states" ] || echo "engine.sh: --jobs 2 found $j2_states states, --jobs 1 $cmc_states" >&2
-j2_rate=$(awk -v n="$j2_states" -v t="$j2_secs" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')
-echo "cmc --jobs 2 states/s: $j2_rate"
-r2=$(ratio "$j2_rate" "$cmc_rate")
-echo "ratio states/s --jobs 2 / --jobs 1: $r2 (goal: at least 1.6 on 2M states or more): $(awk -v r="$r2" 'BEGIN { print (r >= 1.6 ? "met" : "not met") }')"
+# counts by construction; the speed-up is what the second core buys.  The
+# machine is shared and one run in several is slow by tens of percent
+# (seen as --jobs 2 runs of 5.7-6.9 s among 4.7-4.9 s ones), so the ratio
+# is taken in pairs run one after the other (--jobs 1, --jobs 2; the first
+# pair's --jobs 1 is the run above), three of them, and the median pair
+# decides.
+elapsed() { sed -n 's/.*"elapsed_s": *\([^,}]*\).*/\1/p' "$1"; }
+pairs=
+for i in 1 2 3; do
+	if [ "$i" -gt 1 ]; then
+		"$CMC" check "$model" --no-store --jobs 1 --json >"$tmp/cmc1.json" 2>/dev/null
+		t1=$(elapsed "$tmp/cmc1.json")
+	else
+		t1=$cmc_secs
+	fi
+	"$CMC" check "$model" --no-store --jobs 2 --json >"$tmp/cmc2.json" 2>/dev/null
+	j2_secs=$(elapsed "$tmp/cmc2.json")
+	j2_states=$(sed -n 's/.*"distinct": *\([^,}]*\).*/\1/p' "$tmp/cmc2.json")
+	[ "$j2_states" = "$cmc_states" ] || echo "engine.sh: --jobs 2 found $j2_states states, --jobs 1 $cmc_states" >&2
+	[ "$i" -gt 1 ] || echo "cmc --jobs 2 states/s: $(awk -v n="$j2_states" -v t="$j2_secs" 'BEGIN { printf "%.0f", (t > 0 ? n / t : 0) }')"
+	pairs="$pairs $(ratio "$t1" "$j2_secs")"
+done
+r2=$(echo $pairs | tr ' ' '\n' | sort -g | sed -n 2p)
+echo "ratio states/s --jobs 2 / --jobs 1, three pairs:$pairs; the median: $r2 (goal: at least 1.6 on 2M states or more): $(awk -v r="$r2" 'BEGIN { print (r >= 1.6 ? "met" : "not met") }')"
 
 # A model whose states cost more to expand and check (the pool allocator's
 # own code, 16,564 states, nineteen invariants on each): the share of the
