@@ -12,8 +12,10 @@
  *   expand  the threads take the segment's states GRAB at a time and
  *           expand them.  A successor this thread owns is looked up at
  *           once and, when absent, added as a pending state
- *           (fpset_pend_put()); one another thread owns goes to that
- *           thread's inbox (struct obox), written as a stream.
+ *           (fpset_pend_put()), and its invariants are judged then
+ *           (check_new(): its bytes are in the cache); one another
+ *           thread owns goes to that thread's inbox (struct obox),
+ *           written as a stream.
  *   inbox   each thread looks up what the others sent it, the same way.
  *           Every transition that reaches a pending state lowers its key
  *           to its own when smaller.  A transition's key is its place in
@@ -26,8 +28,7 @@
  *   rank    each thread counts, for each of its states, the others' with
  *           smaller keys (a merge of sorted lists, read as streams): its
  *           id;
- *   own     each thread enters its states' ids in its own subtables and
- *           judges their invariants (check());
+ *   own     each thread enters its states' ids in its own subtables;
  *   place   the threads split the ids into ranges and, merging the
  *           threads' sorted lists, write the records and parents;
  *   push    the same ranges: the queue's entries (room reserved by one
@@ -109,14 +110,17 @@ struct lbat {
 };
 
 /* A successor on its way to its owner: this header, then its bytes,
- * padded to 16. */
+ * padded to 8 (the header's alignment; the bytes are copied out, never
+ * read in place).  Every other successor crosses to the other core this
+ * way: 64 bytes for a 20-byte state, where a 16-byte layout took 80. */
 struct orec {
 	eng_fp fp;
 	uint64_t key;
 	const char *label;
 	uint32_t len, pad;
-	uint64_t pad2;
 };
+#define OREC_PAD(n) (((size_t)(n) + 7) & ~(size_t)7)
+_Static_assert(sizeof(struct orec) % 8 == 0, "orec keeps the stream 8-aligned");
 
 /* What one thread sends another: orecs, back to back. */
 struct obox {
@@ -146,7 +150,6 @@ struct __attribute__((aligned(64))) lwork {
 	uint64_t added[FPSET_SUBS], room;
 	uint64_t trans;
 	uint64_t add[FPSET_SUBS]; /* own round: by subtable */
-	bool bad;               /* a violated invariant */
 	bool deep;              /* a state the depth bound leaves unexpanded */
 	uint32_t depth;         /* the deepest state it placed */
 	/* place round: its range's states by depth, ascending (a segment's
@@ -237,6 +240,28 @@ static void keep_bytes(struct lwork *w, uint32_t e, const void *p, uint32_t n)
 	w->nw[w->nnew++] = (struct lnew){e, n, off, 0};
 }
 
+static void on_bad(void *ctx, const char *property, const char *message)
+{
+	(void)property;
+	(void)message;
+	*(bool *)ctx = true;
+}
+
+/* The invariants of the state just kept, while its bytes are in the
+ * cache: one violated aborts the segment, and the one-thread code finds
+ * and reports it.  True when it did. */
+static bool check_new(struct eng_level *L, struct lwork *w)
+{
+	if (!L->s->fe->ops->check)
+		return false;
+	const struct lnew *nw = &w->nw[w->nnew - 1];
+	bool bad = false;
+	w->fe->ops->check(w->fe, w->buf + nw->off, nw->len, NULL, on_bad, &bad);
+	if (bad)
+		set_abort(L, AB_ODD);
+	return bad;
+}
+
 /* Look the batch up: add what the set lacks, lower the keys of what is
  * pending. */
 static void flush(struct eng_level *L, struct lwork *w)
@@ -275,6 +300,8 @@ static void flush(struct eng_level *L, struct lwork *w)
 			e->where = where;
 			w->added[t]++;
 			keep_bytes(w, w->e_next++, b->p ? b->p : w->arena + b->off, b->len);
+			if (check_new(L, w))
+				break;
 		} else if (id >= L->count0) { /* pending: the smaller key wins */
 			struct lent *o = &L->ent[id - L->count0];
 			if (b->key < o->key) {
@@ -302,13 +329,13 @@ static bool succ_cb(void *ctx, const eng_succ *x)
 	unsigned o = owner_of(L, x->fp);
 	if (o != w->k) { /* its owner looks it up (inbox round) */
 		struct obox *ob = &w->out[o];
-		size_t need = sizeof(struct orec) + ((x->state_len + 15) & ~(size_t)15);
+		size_t need = sizeof(struct orec) + OREC_PAD(x->state_len);
 		if (ob->len + need > ob->cap) {
 			ob->cap = (ob->len + need) * 2 + 4096;
 			ob->buf = eng_xrealloc(ob->buf, ob->cap);
 		}
 		struct orec *r = (struct orec *)(ob->buf + ob->len);
-		*r = (struct orec){x->fp, key, label, (uint32_t)x->state_len, 0, 0};
+		*r = (struct orec){x->fp, key, label, (uint32_t)x->state_len, 0};
 		memcpy(r + 1, x->state, x->state_len);
 		ob->len += need;
 		return !aborted(L);
@@ -362,7 +389,7 @@ static void inbox_round(struct eng_level *L, unsigned k)
 			const struct orec *r = (const struct orec *)(ob->buf + off);
 			w->bat[w->nbat++] = (struct lbat){r->fp, r->key, r->label, (const unsigned char *)(r + 1),
 							 0, r->len};
-			off += sizeof *r + ((r->len + 15) & ~(size_t)15);
+			off += sizeof *r + OREC_PAD(r->len);
 			if (w->nbat == LBATCH)
 				flush(L, w);
 		}
@@ -424,13 +451,6 @@ static void rank_round(struct eng_level *L, unsigned k)
 	}
 }
 
-static void on_bad(void *ctx, const char *property, const char *message)
-{
-	(void)property;
-	(void)message;
-	*(bool *)ctx = true;
-}
-
 static void own_round(struct eng_level *L, unsigned k)
 {
 	struct lwork *w = &L->w[k];
@@ -441,11 +461,6 @@ static void own_round(struct eng_level *L, unsigned k)
 		const struct lent *e = &L->ent[nw->e];
 		fpset_pend_settle(s->set, e->where, nw->id, e->fp);
 		w->add[fpset_sub(e->fp)]++;
-		if (s->fe->ops->check) {
-			bool bad = false;
-			w->fe->ops->check(w->fe, w->buf + nw->off, nw->len, NULL, on_bad, &bad);
-			w->bad |= bad;
-		}
 	}
 }
 
@@ -765,7 +780,6 @@ static void reset_work(struct eng_level *L)
 		w->e_next = (uint32_t)((uint64_t)ECAP * k / L->n);
 		w->e_end = (uint32_t)((uint64_t)ECAP * (k + 1) / L->n);
 		w->trans = 0;
-		w->bad = false;
 		memset(w->added, 0, sizeof w->added);
 		for (unsigned o = 0; o < L->n; o++)
 			w->out[o].len = 0;
@@ -892,13 +906,6 @@ static int try_segment(struct eng_level *L)
 	round_of(L, PH_SORT);
 	round_of(L, PH_RANK);
 	round_of(L, PH_OWN);
-	bool bad = false;
-	for (unsigned k = 0; k < L->n; k++)
-		bad |= L->w[k].bad;
-	if (bad) {
-		fpset_pend_abort(set);
-		return AB_ODD;
-	}
 	round_of(L, PH_PLACE);
 	uint64_t total[FPSET_SUBS] = {0}, trans = 0, most = 0;
 	for (unsigned k = 0; k < L->n; k++) {
