@@ -32,6 +32,12 @@
 #define PM_EXCLUSIVE (1ULL << 56)
 #define PM_PFN ((1ULL << 55) - 1)
 
+/* A window of at most this many pages is read whole, every time: finding
+ * its clean pages takes pagemap and the children file, two /proc files
+ * opened, read and closed per observation (the kernel makes an inode for
+ * each, per process), which costs more than reading 64 KiB. */
+#define PAGES_READ_WHOLE 16
+
 /* Dirty pages are read in runs of at most this many bytes. */
 #define RUN_MAX (1u << 20)
 
@@ -278,7 +284,7 @@ struct proc_pages *proc_pages_hash(struct proc_target *t, uint64_t lo, uint64_t 
 		p->nkept = first;
 		p->kept = eng_xcalloc(first ? first : 1, sizeof *p->kept);
 	}
-	bool use_ref = cache && p->n && read_pagemap(t, p) && ref && ref->lo == lo &&
+	bool use_ref = cache && p->n > PAGES_READ_WHOLE && read_pagemap(t, p) && ref && ref->lo == lo &&
 		       !has_children(t->pid);
 	bool stale = stale_hook(), check = checking();
 	bool *reused = use_ref && check ? eng_xcalloc(p->n, sizeof *reused) : NULL;
