@@ -82,6 +82,41 @@ measure() {
 # The engine's default (--jobs = the number of cores), then one job.
 measure ""
 measure _jobs1 --jobs 1
+# What SQLite itself can take, beside what the goal asks of it: the run
+# keeps one plain row per state and one per distinct transition
+# (store/rows.c: `sqlite3 cmc.db` answers without cmc), so keeping 0.85 of
+# the search's speed at one job means that many rows a second.  The
+# ceiling: the same two tables filled by SQLite from a generated series
+# inside one statement (no binding, no cmc), less the time to generate the
+# series alone; best of R.
+if command -v sqlite3 >/dev/null 2>&1; then
+	trans=$(jget "$tmp/on.json" transitions)
+	rows=$((distinct + trans))
+	gen="WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x+1 FROM c WHERE x < $trans - 1)"
+	ceil=0 i=0
+	while [ "$i" -lt "$R" ]; do
+		rm -f "$tmp"/ceil.db*
+		t0=$(now)
+		sqlite3 "$tmp/ceil.db" "PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;
+			CREATE TABLE t(run INTEGER NOT NULL, source INTEGER NOT NULL, label INTEGER NOT NULL,
+				target INTEGER NOT NULL, PRIMARY KEY(run, source, label, target)) WITHOUT ROWID;
+			CREATE TABLE s(run INTEGER NOT NULL, id INTEGER NOT NULL, parent INTEGER, label INTEGER,
+				depth INTEGER NOT NULL, status INTEGER NOT NULL, fp BLOB NOT NULL, raw_fp BLOB,
+				canon_fp BLOB, PRIMARY KEY(run, id)) WITHOUT ROWID;
+			BEGIN; $gen INSERT INTO t SELECT 1, x / 5, x % 5, x * 7 FROM c;
+			$gen INSERT INTO s SELECT 1, x, x / 5, 1, 10, 0, zeroblob(16), NULL, NULL FROM c WHERE x < $distinct;
+			COMMIT;" >/dev/null || exit 2
+		t1=$(now)
+		sqlite3 :memory: "$gen SELECT count(*) FROM c; $gen SELECT count(*) FROM c WHERE x < $distinct;" >/dev/null
+		t2=$(now)
+		ceil=$(best "$ceil" "$(awk -v a="$t0" -v b="$t1" -v c="$t2" -v n="$rows" 'BEGIN {
+			d = (b - a) - (c - b); print (d > 0 ? n / d : 0) }')")
+		i=$((i + 1))
+	done
+	awk -v c="$ceil" -v off="$off_sps" -v n="$distinct" -v t="$trans" 'BEGIN {
+		need = 0.85 * off * (n + t) / n
+		printf "sql_rows_per_state %.2f\nsqlite_rows_per_s_ceiling %.0f\nsql_rows_per_s_for_ratio_0.85_jobs1 %.0f (%.1fx the ceiling)\n", (n + t) / n, c, need, (c > 0 ? need / c : 0) }'
+fi
 bytes=$(cat "$tmp"/s.db* | wc -c)
 awk -v b="$bytes" -v n="$distinct" 'BEGIN { printf "db_bytes %d\nbytes_per_state %.1f\n", b, b / n }'
 "$READ" "$tmp/s.db" 200
